@@ -1,0 +1,110 @@
+"""Real server + real Chromium for the browser tests.
+
+The server is the product's own start command (`panel serve app`) on a free
+loopback port; the browser is Debian's Chromium driven by Playwright (its own
+browser download does not work on these machines). When ``CI`` is set a missing
+browser is an error, never a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-background-timer-throttling",
+    "--disable-renderer-backgrounding",
+    "--disable-backgrounding-occluded-windows",
+]
+
+
+def pytest_collection_modifyitems(config, items):
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(item.fspath).parents:
+            item.add_marker(pytest.mark.ui)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_until_up(url: str, process: subprocess.Popen, log: Path, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"panel serve exited early:\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.25)
+    raise RuntimeError(f"panel serve did not answer at {url} within {timeout} s:\n{log.read_text()}")
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """Start `panel serve app` on a free port; yield its base URL and log path."""
+    port = _free_port()
+    log = tmp_path_factory.mktemp("server") / "panel.log"
+    command = [
+        sys.executable,
+        "-m",
+        "panel",
+        "serve",
+        "app",
+        "--address",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--allow-websocket-origin",
+        f"127.0.0.1:{port}",
+    ]
+    with log.open("w") as handle:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_up(f"{base}/app", process, log)
+        yield {"url": f"{base}/app", "base": base, "log": log, "process": process}
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    if not Path(CHROMIUM).exists() and not shutil.which(CHROMIUM):
+        message = f"Chromium not found at {CHROMIUM} (apt-get install -y chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, "viewport": {"width": 1280, "height": 800}}
