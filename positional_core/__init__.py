@@ -1,0 +1,160 @@
+"""positional_core: every number the Positional Encoding Explorer shows, in pure NumPy.
+
+One module per scheme; nothing here imports panel, holoviews, bokeh or param.
+
+* :mod:`~positional_core.sinusoidal` — sinusoidal codes, shift matrices, clock angles.
+* :mod:`~positional_core.learned` — learned position tables (GPT-2, BERT).
+* :mod:`~positional_core.rope` — RoPE rotations, scores, layouts, decay bound.
+* :mod:`~positional_core.extension` — trained angle bands, position interpolation, NTK base.
+* :mod:`~positional_core.rope_scaling` — Hugging Face ``rope_scaling`` methods (registry).
+* :mod:`~positional_core.hf_config` — RoPE schedule from a ``config.json``.
+* :mod:`~positional_core.alibi` — ALiBi slopes and biases.
+* :mod:`~positional_core.relative` — T5 relative buckets, Shaw's clipping, NoPE.
+* :mod:`~positional_core.attention` — a tiny attention head for the order demo.
+
+Every public function validates its arguments and raises ``ValueError`` with a
+message naming the argument and the allowed range; the size limits live in
+:mod:`positional_core._validation`.
+"""
+
+from .alibi import (
+    ALIBI_FORMS,
+    alibi_bias,
+    alibi_bias_row,
+    alibi_half_lives,
+    alibi_head_bias,
+    alibi_slope_sources,
+    alibi_slopes,
+)
+from .attention import (
+    SCHEMES,
+    OrderLayer,
+    causal_mask,
+    encode_sentence,
+    match_rows,
+    order_similarity,
+    parse_sentence,
+    scaled_dot_product_attention,
+    softmax,
+    word_vector,
+)
+from .extension import (
+    band_excess,
+    interpolate_positions,
+    never_complete_turn,
+    ntk_scaled_base,
+    out_of_band,
+    trained_max_angle,
+)
+from .hf_config import (
+    ConfigError,
+    NoRopeError,
+    RopeModelInfo,
+    load_json_config,
+    read_rope_config,
+    rope_from_hf_config,
+)
+from .learned import LearnedPositionTable, PositionOutOfRangeError, learned_parameter_count
+from .relative import (
+    T5BucketRegions,
+    nope_causal_weights,
+    nope_row_weight,
+    shaw_clipped_distance,
+    shaw_relative_index,
+    t5_bias_matrix,
+    t5_bucket_regions,
+    t5_random_bucket_biases,
+    t5_relative_bucket,
+)
+from .rope import (
+    LAYOUTS,
+    RopeScoreTerms,
+    apply_rope,
+    pair_indices,
+    rope_decay_bound,
+    rope_frequencies,
+    rope_score,
+    rope_score_terms,
+    rope_scores_by_offset,
+    rotation_angles,
+    rotation_matrix,
+    wavelengths,
+)
+from .rope_scaling import (
+    ROPE_SCALING_METHODS,
+    RopeScalingError,
+    compute_rope_parameters,
+)
+from .sinusoidal import (
+    clock_angles,
+    code_similarity,
+    shift_matrix,
+    sinusoidal_code,
+    sinusoidal_encoding,
+    sinusoidal_frequencies,
+)
+
+__all__ = [
+    "ALIBI_FORMS",
+    "LAYOUTS",
+    "ROPE_SCALING_METHODS",
+    "SCHEMES",
+    "ConfigError",
+    "LearnedPositionTable",
+    "NoRopeError",
+    "OrderLayer",
+    "PositionOutOfRangeError",
+    "RopeModelInfo",
+    "RopeScalingError",
+    "RopeScoreTerms",
+    "T5BucketRegions",
+    "alibi_bias",
+    "alibi_bias_row",
+    "alibi_half_lives",
+    "alibi_head_bias",
+    "alibi_slope_sources",
+    "alibi_slopes",
+    "apply_rope",
+    "band_excess",
+    "causal_mask",
+    "clock_angles",
+    "code_similarity",
+    "compute_rope_parameters",
+    "encode_sentence",
+    "interpolate_positions",
+    "learned_parameter_count",
+    "load_json_config",
+    "match_rows",
+    "never_complete_turn",
+    "nope_causal_weights",
+    "nope_row_weight",
+    "ntk_scaled_base",
+    "order_similarity",
+    "out_of_band",
+    "pair_indices",
+    "parse_sentence",
+    "read_rope_config",
+    "rope_decay_bound",
+    "rope_frequencies",
+    "rope_from_hf_config",
+    "rope_score",
+    "rope_score_terms",
+    "rope_scores_by_offset",
+    "rotation_angles",
+    "rotation_matrix",
+    "scaled_dot_product_attention",
+    "shaw_clipped_distance",
+    "shaw_relative_index",
+    "shift_matrix",
+    "sinusoidal_code",
+    "sinusoidal_encoding",
+    "sinusoidal_frequencies",
+    "softmax",
+    "t5_bias_matrix",
+    "t5_bucket_regions",
+    "t5_random_bucket_biases",
+    "t5_relative_bucket",
+    "trained_max_angle",
+    "wavelengths",
+    "word_vector",
+]
