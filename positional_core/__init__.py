@@ -55,6 +55,7 @@ from .hf_config import (
     rope_from_hf_config,
 )
 from .learned import LearnedPositionTable, PositionOutOfRangeError, learned_parameter_count
+from .presets import MODEL_CONFIG_NAMES, model_config
 from .relative import (
     T5BucketRegions,
     nope_causal_weights,
@@ -107,6 +108,8 @@ __all__ = [
     "RopeModelInfo",
     "RopeScalingError",
     "RopeScoreTerms",
+    "MODEL_CONFIG_NAMES",
+    "model_config",
     "T5BucketRegions",
     "alibi_bias",
     "alibi_bias_row",

@@ -49,7 +49,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _wait_until_up(url: str, process: subprocess.Popen, log: Path, timeout: float = 60) -> None:
+def _wait_until_up(url: str, process: subprocess.Popen, log: Path, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -80,12 +80,13 @@ def server(tmp_path_factory):
         str(port),
         "--allow-websocket-origin",
         f"127.0.0.1:{port}",
+        "--liveness",
     ]
     with log.open("w") as handle:
         process = subprocess.Popen(command, cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait_until_up(f"{base}/app", process, log)
+        _wait_until_up(f"{base}/liveness", process, log)
         yield {"url": f"{base}/app", "base": base, "log": log, "process": process}
     finally:
         process.terminate()

@@ -1,0 +1,263 @@
+"""Look and feel shared by every page: palette, plot options, figure cards, notices.
+
+Nothing here computes a number the page shows; it only decides how things look.
+Everything a user typed goes through :func:`escape_text` (or a notice, which
+escapes) so it is shown as text and never interpreted as HTML or Markdown.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import holoviews as hv
+import panel as pn
+import param
+from holoviews.plotting.util import linear_gradient
+
+# The pages declare options at build time; the Bokeh backend must be selected
+# before that, also when a page is imported alone (tests, embedding).
+hv.extension("bokeh", logo=False)
+
+__all__ = [
+    "CODE_CLIM",
+    "CODE_CMAP",
+    "FONT_STACK",
+    "OKABE_ITO",
+    "Figure",
+    "QuickCheck",
+    "escape_text",
+    "figure_card",
+    "formula_pane",
+    "hands_palette",
+    "is_dark",
+    "notice_html",
+    "notice_pane",
+    "plot_opts",
+    "quick_check_card",
+    "text_color",
+]
+
+#: Okabe & Ito (2008) colours: distinguishable with every common colour-vision
+#: deficiency, and readable on both the light and the dark theme.
+OKABE_ITO = {
+    "orange": "#E69F00",
+    "sky": "#56B4E9",
+    "green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "purple": "#CC79A7",
+    "grey": "#8C8C8C",
+}
+
+#: Diverging map for code values: blue for −1, white for 0, red for +1 (no
+#: red/green contrast, so it reads for colour-blind users too).
+CODE_CMAP = "RdBu_r"
+#: Codes are sines and cosines: the colour scale is pinned to −1…+1 so a
+#: colour means the same value whatever the sliders say.
+CODE_CLIM = (-1.0, 1.0)
+
+#: System fonts only: the page never fetches a web font (offline classrooms).
+FONT_STACK = (
+    'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Liberation Sans", '
+    "Helvetica, Arial, sans-serif"
+)
+
+#: Highlight for "the selected position": black outline with a white halo reads
+#: on every colour of the diverging map.
+HIGHLIGHT = "#000000"
+WARNING = OKABE_ITO["vermillion"]
+#: Fill of table rows that do not exist (a learned table past max_len).
+NO_ROW = "rgba(140, 140, 140, 0.35)"
+
+
+def is_dark() -> bool:
+    """True when this session uses the dark theme (``?theme=dark``; fixed per session)."""
+    return pn.config.theme == "dark"
+
+
+def text_color() -> str:
+    """Colour for text drawn inside plots (labels, annotations) in this session's theme."""
+    return "#E8E8E8" if is_dark() else "#222222"
+
+
+def hands_palette(n: int) -> list[str]:
+    """``n`` colours from fast (vermillion) to slow (blue) for clock hands / pairs."""
+    if n <= 1:
+        return [OKABE_ITO["vermillion"]]
+    return linear_gradient(OKABE_ITO["vermillion"], OKABE_ITO["blue"], n)
+
+
+def plot_opts(**overrides: Any) -> dict[str, Any]:
+    """Options every HoloViews plot of the app shares (pass through ``.opts(**...)``).
+
+    Responsive width, a fixed height, the toolbar on the right with hover,
+    and no tool that captures the mouse wheel (the page must still scroll).
+    """
+    opts: dict[str, Any] = {
+        "responsive": True,
+        "height": 300,
+        "min_width": 260,
+        "toolbar": "right",
+        "default_tools": ["save", "pan", "box_zoom", "reset"],
+        "active_tools": [],
+        "fontscale": 1.05,
+    }
+    opts.update(overrides)
+    return opts
+
+
+def escape_text(text: object, limit: int | None = None) -> str:
+    """``text`` as HTML-safe text; cut to ``limit`` characters with an ellipsis."""
+    text = str(text)
+    if limit is not None and len(text) > limit:
+        text = text[:limit] + "…"
+    return html.escape(text, quote=True)
+
+
+_NOTICE_CSS = """
+:host { width: 100%; }
+.notice { border-left: 4px solid var(--notice-edge); padding: 0.45em 0.8em;
+  border-radius: 4px; background: var(--notice-bg); color: inherit; line-height: 1.4; }
+.notice ul { margin: 0.2em 0 0 1.1em; padding: 0; }
+.notice.info { --notice-edge: #0072B2; --notice-bg: rgba(0, 114, 178, 0.12); }
+.notice.warning { --notice-edge: #E69F00; --notice-bg: rgba(230, 159, 0, 0.16); }
+.notice.error { --notice-edge: #D55E00; --notice-bg: rgba(213, 94, 0, 0.14); }
+"""
+
+
+def notice_html(messages: Sequence[str] | str, kind: str = "warning", title: str = "") -> str:
+    """HTML for a notice box; every message is escaped (it may quote user input)."""
+    if isinstance(messages, str):
+        messages = [messages]
+    if not messages:
+        return ""
+    if kind not in {"info", "warning", "error"}:
+        raise ValueError(f"kind must be info, warning or error, got {kind!r}")
+    head = f"<strong>{escape_text(title)}</strong>" if title else ""
+    if len(messages) == 1:
+        body = f"{head} {escape_text(messages[0])}" if head else escape_text(messages[0])
+    else:
+        items = "".join(f"<li>{escape_text(m)}</li>" for m in messages)
+        body = f"{head}<ul>{items}</ul>"
+    return f'<div class="notice {kind}" role="status">{body}</div>'
+
+
+def notice_pane(
+    messages: Sequence[str] | Callable[..., Any] | param.Parameter = (),
+    kind: str = "warning",
+    title: str = "",
+) -> pn.pane.HTML:
+    """A notice box that hides itself when there is nothing to say.
+
+    ``messages`` is a list of strings or a reference (a ``param.depends``
+    method or a parameter) returning one; the pane updates in place.
+    """
+    if callable(messages) or isinstance(messages, param.Parameter):
+        ref = pn.bind(lambda m: notice_html(m, kind, title), messages)
+        visible = pn.bind(lambda m: bool(m), messages)
+    else:
+        ref = notice_html(list(messages), kind, title)
+        visible = bool(messages)
+    return pn.pane.HTML(
+        ref, visible=visible, stylesheets=[_NOTICE_CSS], sizing_mode="stretch_width", margin=(4, 8)
+    )
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure of a page, complete enough to be shown on its own (embedding).
+
+    ``plot`` is built once per page instance and updates in place; ``controls``
+    names the page parameters that drive it; ``readout`` is an optional pane
+    of exact numbers shown under the plot.
+    """
+
+    title: str
+    plot: Any
+    caption: str
+    formula: str
+    controls: tuple[str, ...]
+    readout: Any = None
+    extras: tuple[Any, ...] = field(default=())
+
+
+_CARD_CSS = """
+.caption { font-size: 0.95em; line-height: 1.45; margin: 0; }
+"""
+
+# KaTeX turns the formula into MathML, which the browser typesets with its own
+# maths fonts. (KaTeX's HTML output would need KaTeX's web fonts, which Panel
+# does not bundle: offline they would be missing.)
+_FORMULA_CSS = """
+:host { font-size: 1.12em; }
+.katex-display { margin: 0.2em 0 0.4em 0; overflow-x: auto; overflow-y: hidden; }
+math { padding-bottom: 0.15em; }
+"""
+
+
+def formula_pane(formula: str, **params: Any) -> pn.pane.LaTeX:
+    """A display formula rendered by KaTeX (``formula`` is trusted app text)."""
+    return pn.pane.LaTeX(
+        formula, renderer="katex", stylesheets=[_FORMULA_CSS], sizing_mode="stretch_width", **params
+    )
+
+
+def figure_card(fig: Figure) -> pn.Card:
+    """The standard frame of a figure: title, plot, readout, caption, formula."""
+    items: list[Any] = [fig.plot]
+    if fig.readout is not None:
+        items.append(fig.readout)
+    items.extend(fig.extras)
+    items.append(
+        pn.pane.HTML(
+            f'<p class="caption">{fig.caption}</p>',
+            stylesheets=[_CARD_CSS],
+            sizing_mode="stretch_width",
+            margin=(6, 10, 0, 10),
+        )
+    )
+    items.append(formula_pane(fig.formula, margin=(0, 10, 6, 10)))
+    return pn.Card(
+        *items,
+        title=fig.title,
+        collapsible=False,
+        sizing_mode="stretch_width",
+        margin=(6, 6),
+    )
+
+
+@dataclass(frozen=True)
+class QuickCheck:
+    """A question whose answer the page computes from the core (a reference)."""
+
+    question: str
+    answer: Any  # a reference (param.depends method) returning the answer as HTML; it
+    # must escape anything a user typed (``escape_text``)
+
+
+def quick_check_card(check: QuickCheck) -> pn.Column:
+    """The question, and the answer in a collapsed card revealed on click."""
+    answer = pn.Card(
+        pn.pane.HTML(check.answer, sizing_mode="stretch_width"),
+        title="Show the answer",
+        collapsed=True,
+        sizing_mode="stretch_width",
+        margin=(0, 6, 6, 6),
+    )
+    return pn.Column(
+        pn.pane.Markdown(f"**Quick check.** {check.question}", margin=(6, 12, 0, 12)),
+        answer,
+        sizing_mode="stretch_width",
+    )
+
+
+def join_items(items: Iterable[str]) -> str:
+    """``a, b and c``."""
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]

@@ -1,0 +1,144 @@
+"""Composition of the Positional Encoding Explorer: extension, page registry, template, URL state.
+
+``panel serve app`` runs this file once per browser session; :func:`build_app`
+builds everything that session owns (pages, widgets, URL writer), so no two
+sessions share state. Pages are built on first visit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import panel as pn
+import param
+
+from .look import FONT_STACK, OKABE_ITO, notice_pane
+from .order import OrderPage
+from .page import Page
+from .sinusoidal import SinusoidalPage
+from .theme import OfflineFast
+from .urlstate import UrlWriter, normalise_query, page_query
+
+__all__ = ["PAGES", "AppShell", "build_app"]
+
+# Everything the browser loads comes from this server (offline classrooms):
+# Panel's and Bokeh's bundles are served from /static, KaTeX included.
+pn.extension("katex", design=OfflineFast)
+
+#: The built pages, in navigation order (pages not built yet are simply absent).
+PAGES: dict[str, type[Page]] = {cls.slug: cls for cls in (OrderPage, SinusoidalPage)}
+DEFAULT_PAGE = "order"
+
+TITLE = "Positional Encoding Explorer"
+ABOUT = (
+    "A transformer reads all words at once, so on its own it cannot tell "
+    "<em>dog bites man</em> from <em>man bites dog</em>. This explorer shows, with "
+    "live figures, the ways position is put back in: codes added to the input, "
+    "rotations of queries and keys, and penalties on attention scores. Move a "
+    "slider and every figure follows; the address bar always holds a link to "
+    "what you see."
+)
+
+
+class AppShell(param.Parameterized):
+    """One session's navigation: which page is shown, and the link to it."""
+
+    page = param.Selector(default=DEFAULT_PAGE, objects=list(PAGES), doc="The page shown.")
+
+    def __init__(self, query: Mapping[str, Any] | None = None, **params: Any) -> None:
+        query = normalise_query(query or {})
+        notes: list[str] = []
+        slug = query.get("page", DEFAULT_PAGE)
+        if slug not in PAGES:
+            notes.append(f"There is no page {slug[:24]!r}; showing {PAGES[DEFAULT_PAGE].title}.")
+            slug = DEFAULT_PAGE
+        super().__init__(page=slug, **params)
+        self._theme = query.get("theme") if query.get("theme") in {"default", "dark"} else None
+        self._pages: dict[str, Page] = {}
+        self.url = UrlWriter()
+        self.shell_notes = notes
+        self.sidebar_area = pn.Column(sizing_mode="stretch_width")
+        self.main_area = pn.Column(sizing_mode="stretch_width")
+        self.nav = pn.widgets.RadioButtonGroup.from_param(
+            self.param.page,
+            options={cls.title: slug for slug, cls in PAGES.items()},
+            orientation="vertical",
+            color="primary",
+            variant="outline",
+            sizing_mode="stretch_width",
+            name="",
+        )
+        self._show(query)
+
+    def page_object(self, slug: str) -> Page:
+        """The session's instance of page ``slug`` (built on first use)."""
+        if slug not in self._pages:
+            page = PAGES[slug]()
+            page.param.watch(lambda *_: self.write_url(), page.control_names())
+            self._pages[slug] = page
+        return self._pages[slug]
+
+    @property
+    def current(self) -> Page:
+        return self.page_object(self.page)
+
+    def _show(self, query: Mapping[str, str] | None = None) -> None:
+        page = self.current
+        if query:
+            page.apply_query(query)
+        self.sidebar_area.objects = [page.sidebar()]
+        self.main_area.objects = [page.content()]
+        self.write_url()
+
+    @param.depends("page", watch=True)
+    def _page_changed(self) -> None:
+        self._show()
+
+    def link_query(self) -> dict[str, str]:
+        """The query that reopens this session's state."""
+        page = self.current
+        query = page_query(self.page, page, page.control_names())
+        if self._theme:
+            query["theme"] = self._theme
+        return query
+
+    def write_url(self) -> None:
+        self.url.write(self.link_query())
+
+
+def build_app(query: Mapping[str, Any] | None = None) -> pn.template.FastListTemplate:
+    """Everything one session shows, built fresh for that session."""
+    shell = AppShell(query)
+    template = pn.template.FastListTemplate(
+        title=TITLE,
+        sidebar=[
+            pn.pane.Markdown("#### Pages", margin=(0, 10)),
+            shell.nav,
+            pn.layout.Divider(),
+            pn.pane.Markdown("#### Controls", margin=(0, 10)),
+            shell.sidebar_area,
+            pn.layout.Divider(),
+            pn.pane.HTML(f"<p>{ABOUT}</p>", sizing_mode="stretch_width", margin=(0, 10)),
+            shell.url.view,
+        ],
+        main=[
+            notice_pane(shell.shell_notes, kind="warning"),
+            shell.main_area,
+        ],
+        design=OfflineFast,
+        accent=OKABE_ITO["blue"],
+        font=FONT_STACK,
+        main_layout=None,
+        theme_toggle=True,
+        sidebar_width=320,
+    )
+    template.shell = shell  # for tests and tools: the session's state
+    # The link (possibly corrected from the one opened) is written once the
+    # browser has the page, then after every change.
+    pn.state.onload(shell.url.activate)
+    return template
+
+
+if pn.state.served:
+    build_app(pn.state.session_args).servable(title=TITLE)

@@ -1,0 +1,236 @@
+"""The pattern every page follows: a ``pn.viewable.Viewer`` whose parameters are its controls.
+
+A page subclass declares
+
+- its controls as ``param`` parameters (bounds, ``doc=``, ``label=``; declared
+  once, the widgets are built from them by :meth:`Page.controls`);
+- ``widget_specs``: only *which* widget type draws a parameter and whether it
+  is throttled (never bounds or options: those come from the parameter);
+- :meth:`Page.constrain`: the rules that tie parameters together (``t < n``,
+  ``d`` even) as a pure function of a values dict, and :meth:`Page.dynamic_bounds`:
+  the bounds that follow from other values;
+- :meth:`Page._build_figures`: its figures by name (each plot built once and
+  updated in place), and :meth:`Page._build_quick_check`.
+
+The shell (``main.py``) puts :meth:`controls` in the sidebar and :meth:`content`
+in the main area; ``page.__panel__()`` shows both, for use outside the shell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import panel as pn
+import param
+
+from .look import Figure, QuickCheck, figure_card, notice_pane, quick_check_card, text_color
+from .urlstate import read_query
+
+__all__ = ["Page"]
+
+
+class Page(pn.viewable.Viewer):
+    """Base class of the app's pages (see the module docstring)."""
+
+    #: Name in links (``?page=<slug>``) and the registry.
+    slug: ClassVar[str] = ""
+    #: Title in the navigation.
+    title: ClassVar[str] = ""
+    #: One or two sentences at the top of the page (trusted HTML).
+    intro: ClassVar[str] = ""
+    #: Widget type / throttling per parameter, for ``pn.Param``.
+    widget_specs: ClassVar[dict[str, dict[str, Any]]] = {}
+
+    notes = param.List(
+        default=[],
+        item_type=str,
+        precedence=-1,
+        doc="Sentences shown in the page's notice: values from a link that were "
+        "changed or ignored, and changes the page made to keep its settings consistent.",
+    )
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        #: Colour of text drawn inside plots, for this session's theme.
+        self._ink = text_color()
+        self._apply(self.constrain(self._values())[0])
+        # The notice describes the link the page was opened with; it goes
+        # away as soon as the user moves a control.
+        self.param.watch(self._forget_notes, self.control_names())
+        self._figures: dict[str, Figure] = self._build_figures()
+        self._quick_check: QuickCheck = self._build_quick_check()
+        self._controls: pn.viewable.Viewable | None = None
+        self._content: pn.viewable.Viewable | None = None
+        self._layout: pn.viewable.Viewable | None = None
+
+    # ----------------------------------------------------------- parameters
+    @classmethod
+    def control_names(cls) -> list[str]:
+        """The parameters shown as controls (and carried in links), in order."""
+        return [
+            name
+            for name, p in cls.param.objects("existing").items()
+            if name != "name" and (p.precedence is None or p.precedence >= 0)
+        ]
+
+    @classmethod
+    def constrain(cls, values: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        """Make ``values`` (all controls) consistent; say what changed.
+
+        The base rule clamps each value to its :meth:`dynamic_bounds`.
+        Subclasses add their own rules and call ``super()``.
+        """
+        fixed = dict(values)
+        notes: list[str] = []
+        for name, (low, high) in cls.dynamic_bounds(fixed).items():
+            value = fixed[name]
+            clamped = min(max(value, low), high)
+            if clamped != value:
+                label = cls.param[name].label or name
+                notes.append(f"{label} {value:,} is past {high:,}; set to {clamped:,}.")
+                fixed[name] = clamped
+        return fixed, notes
+
+    @classmethod
+    def dynamic_bounds(cls, values: Mapping[str, Any]) -> dict[str, tuple[Any, Any]]:
+        """Bounds that depend on other values, e.g. ``{"t": (0, n - 1)}``."""
+        return {}
+
+    def _values(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.control_names()}
+
+    def _apply(self, values: Mapping[str, Any]) -> None:
+        """Set consistent ``values`` in one ``param.update``, moving dependent bounds.
+
+        Bounds are first widened to cover both the old and the new value (so
+        the update is valid whatever the order), then narrowed to their final
+        range once the values are in place.
+        """
+        final = self.dynamic_bounds(values)
+        for name, (low, high) in final.items():
+            old_low, old_high = self.param[name].bounds
+            self.param[name].bounds = (min(low, old_low), max(high, old_high))
+        changed = {k: v for k, v in values.items() if getattr(self, k) != v}
+        if changed:
+            self.param.update(changed)
+        for name, bounds in final.items():
+            if self.param[name].bounds != bounds:
+                self.param[name].bounds = bounds
+
+    def _forget_notes(self, *_events: param.parameterized.Event) -> None:
+        if self.notes:
+            self.notes = []
+
+    def keep_consistent(self) -> None:
+        """Re-apply :meth:`constrain` after a control moved (call from a watcher)."""
+        fixed, _ = self.constrain(self._values())
+        self._apply(fixed)
+
+    def set_state(self, **values: Any) -> list[str]:
+        """Set several controls at once, in any order, made consistent first.
+
+        ``page.param.update(n=200, t=150)`` can fail because ``t``'s bound
+        still follows the old ``n`` while the values are set; this applies
+        the page's rules (and moves dependent bounds) before setting anything.
+        Returns the notes of what the rules changed.
+        """
+        unknown = sorted(set(values) - set(self.control_names()))
+        if unknown:
+            raise ValueError(f"not a control of {type(self).__name__}: {', '.join(unknown)}")
+        fixed, notes = self.constrain({**self._values(), **values})
+        self._apply(fixed)
+        return notes
+
+    def apply_query(self, query: Mapping[str, Any]) -> list[str]:
+        """Set the controls from a link; return (and show) what was changed.
+
+        Values are validated against the parameters' bounds and the page's
+        rules *before* anything is set; unusable values are ignored.
+        """
+        names = self.control_names()
+        first = read_query(type(self).param, query, names)
+        # Read again with the bounds that follow from the values just read
+        # (t < n), so a clamped value gets one note that names the real limit.
+        dynamic = self.dynamic_bounds({**self._values(), **first.values})
+        result = read_query(type(self).param, query, names, bounds=dynamic)
+        merged = {**self._values(), **result.values}
+        fixed, rule_notes = self.constrain(merged)
+        self._apply(fixed)
+        notes = result.notes + rule_notes
+        self.notes = notes
+        return notes
+
+    # ----------------------------------------------------------------- views
+    def _build_figures(self) -> dict[str, Figure]:
+        raise NotImplementedError
+
+    def _build_quick_check(self) -> QuickCheck:
+        raise NotImplementedError
+
+    @property
+    def figures(self) -> dict[str, Figure]:
+        """The page's figures by name (each can be shown alone, e.g. for embedding)."""
+        return self._figures
+
+    @property
+    def quick_check(self) -> QuickCheck:
+        return self._quick_check
+
+    def figure_view(self, name: str) -> pn.viewable.Viewable:
+        """One figure in its card, with the controls that drive it."""
+        fig = self._figures[name]
+        controls = pn.Param(
+            self.param,
+            parameters=list(fig.controls),
+            widgets={k: v for k, v in self.widget_specs.items() if k in fig.controls},
+            show_name=False,
+            sizing_mode="stretch_width",
+        )
+        return pn.Column(controls, figure_card(fig), sizing_mode="stretch_width")
+
+    def controls(self) -> pn.viewable.Viewable:
+        """The page's controls, built from its parameters (built once)."""
+        if self._controls is None:
+            self._controls = pn.Param(
+                self.param,
+                parameters=self.control_names(),
+                widgets=self.widget_specs,
+                show_name=False,
+                sizing_mode="stretch_width",
+                margin=0,
+            )
+        return self._controls
+
+    def _extra_controls(self) -> list[Any]:
+        """Anything the sidebar shows under the parameter widgets (buttons, notes)."""
+        return []
+
+    def sidebar(self) -> pn.viewable.Viewable:
+        return pn.Column(self.controls(), *self._extra_controls(), sizing_mode="stretch_width")
+
+    def _arrange(self, cards: list[pn.viewable.Viewable]) -> pn.viewable.Viewable:
+        """How the figure cards are laid out (two columns by default)."""
+        return pn.GridBox(*cards, ncols=2, sizing_mode="stretch_width")
+
+    def content(self) -> pn.viewable.Viewable:
+        """Intro, notice, figures and quick check (built once)."""
+        if self._content is None:
+            cards = [figure_card(fig) for fig in self._figures.values()]
+            self._content = pn.Column(
+                pn.pane.HTML(f"<p>{self.intro}</p>", sizing_mode="stretch_width", margin=(0, 10)),
+                notice_pane(self.param.notes, kind="warning", title="Some settings were changed:"),
+                self._arrange(cards),
+                quick_check_card(self._quick_check),
+                sizing_mode="stretch_width",
+            )
+        return self._content
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        if self._layout is None:
+            self._layout = pn.Row(
+                pn.Column(self.sidebar(), width=300),
+                self.content(),
+                sizing_mode="stretch_width",
+            )
+        return self._layout

@@ -1,0 +1,457 @@
+"""Page "Sinusoidal & learned": absolute position codes added to the input (S1–S4).
+
+Every number comes from :mod:`positional_core`; this module only chooses what
+to draw. Each figure is a ``hv.DynamicMap`` over ``param.depends`` methods, so
+moving a control re-runs only the methods that depend on it and patches the
+plot in place: moving ``t`` re-sends the highlight, the clock hands and one
+curve (a few kB), never the code table image.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import holoviews as hv
+import numpy as np
+import panel as pn
+import param
+
+from positional_core.learned import (
+    LearnedPositionTable,
+    PositionOutOfRangeError,
+    learned_parameter_count,
+)
+from positional_core.sinusoidal import (
+    clock_angles,
+    code_similarity,
+    sinusoidal_code,
+    sinusoidal_encoding,
+    sinusoidal_frequencies,
+)
+from positional_core.views import shift_check
+
+from .look import (
+    CODE_CLIM,
+    CODE_CMAP,
+    HIGHLIGHT,
+    NO_ROW,
+    OKABE_ITO,
+    WARNING,
+    Figure,
+    QuickCheck,
+    escape_text,
+    hands_palette,
+    plot_opts,
+)
+from .page import Page
+
+__all__ = ["LEARNED_PRESETS", "SinusoidalPage"]
+
+#: Real models with a learned position table: (rows = max_len, width = d_model).
+#: Public configuration values (GPT-2 small: n_positions 1024, n_embd 768;
+#: BERT-base: max_position_embeddings 512, hidden_size 768).
+LEARNED_PRESETS: dict[str, tuple[int, int]] = {"GPT-2": (1024, 768), "BERT": (512, 768)}
+
+_POS = hv.Dimension("position", label="position t")
+_DIM = hv.Dimension("dimension", label="dimension j")
+
+
+def _row_outline(t: int, color: str) -> hv.Overlay:
+    """Outline of table row ``t``: a dark line with a white core, visible on every
+    colour of the diverging map and on both themes, even when a row is 1 px tall."""
+    outer = hv.HSpan(t - 0.5, t + 0.5).opts(fill_alpha=0, line_color=color, line_width=4)
+    inner = hv.HSpan(t - 0.5, t + 0.5).opts(fill_alpha=0, line_color="#FFFFFF", line_width=1.5)
+    return outer * inner
+
+
+class SinusoidalPage(Page):
+    """Sinusoidal codes (Vaswani et al. 2017) and learned position tables."""
+
+    slug: ClassVar[str] = "sinusoidal"
+    title: ClassVar[str] = "Sinusoidal & learned"
+    intro: ClassVar[str] = (
+        "The first transformers <em>add</em> a code for each position to the word's "
+        "vector. The sinusoidal code is a fixed formula: pairs of dimensions turn like "
+        "clock hands, fast to slow. A learned table is just a list of rows, one per "
+        "position, and has nothing to offer past its last row."
+    )
+
+    t = param.Integer(
+        default=10,
+        bounds=(0, 4095),
+        label="Position t",
+        doc="The selected position (a token's index, from 0). At most n − 1.",
+    )
+    n = param.Integer(
+        default=64,
+        bounds=(2, 4096),
+        label="Number of positions n",
+        doc="How many positions (rows of the code table) are drawn.",
+    )
+    d = param.Integer(
+        default=64,
+        bounds=(2, 512),
+        step=2,
+        label="Dimension d (even)",
+        doc="Length of each code. Even: the dimensions come in (sin, cos) pairs.",
+    )
+    base = param.Selector(
+        default=10_000,
+        objects={f"{b:,}": b for b in (10, 100, 1_000, 10_000, 100_000, 1_000_000)},
+        label="Base",
+        doc="Sets the slowest pair's wavelength (about 2π·base positions). "
+        "The original transformer uses 10,000.",
+    )
+    k = param.Integer(
+        default=3,
+        bounds=(-256, 256),
+        label="Shift k (S3 check)",
+        doc="Offset used in the check PE(t + k) = M_k · PE(t) under figure S3.",
+    )
+    max_len = param.Integer(
+        default=48,
+        bounds=(1, 4096),
+        label="Learned table rows max_len",
+        doc="Number of rows of the learned table (S4): positions 0 … max_len − 1 "
+        "have a row; any later position has none.",
+    )
+
+    widget_specs: ClassVar[dict[str, dict[str, Any]]] = {
+        "t": {"type": pn.widgets.IntSlider},
+        "n": {"type": pn.widgets.IntSlider, "throttled": True},
+        "d": {"type": pn.widgets.IntSlider, "throttled": True},
+        "base": {"type": pn.widgets.DiscreteSlider, "throttled": True},
+        "k": {"type": pn.widgets.IntSlider},
+        "max_len": {"type": pn.widgets.IntSlider, "throttled": True},
+    }
+
+    # ------------------------------------------------------------------ rules
+    @classmethod
+    def dynamic_bounds(cls, values: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+        return {"t": (0, values["n"] - 1)}
+
+    @classmethod
+    def constrain(cls, values: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        fixed = dict(values)
+        notes: list[str] = []
+        if fixed["d"] % 2:
+            even = fixed["d"] - 1 if fixed["d"] > 2 else 2
+            notes.append(f"d = {fixed['d']} is odd; codes come in pairs, so d set to {even}.")
+            fixed["d"] = even
+        fixed, more = super().constrain(fixed)
+        return fixed, notes + more
+
+    @param.depends("n", "d", watch=True)
+    def _keep_consistent(self) -> None:
+        self.keep_consistent()
+
+    # ------------------------------------------------------------ S1 table
+    @param.depends("n", "d", "base")
+    def _table_image(self) -> hv.Image:
+        table = sinusoidal_encoding(self.n, self.d, self.base)
+        # float32 is ample for colours and halves what the browser receives.
+        data = (np.arange(self.d), np.arange(self.n), table.astype(np.float32))
+        return hv.Image(
+            data, kdims=[_DIM, _POS], vdims=[hv.Dimension("PE", label="code value PE(t)ⱼ")]
+        ).opts(
+            cmap=CODE_CMAP,
+            clim=CODE_CLIM,
+            colorbar=True,
+            invert_yaxis=True,
+            tools=["hover"],
+            hover_tooltips=[
+                ("position t", "$y{0}"),
+                ("dimension j", "$x{0}"),
+                ("PE", "@image{0.000}"),
+            ],
+            framewise=True,
+            **plot_opts(height=340),
+        )
+
+    @param.depends("t")
+    def _table_highlight(self) -> hv.Overlay:
+        return _row_outline(self.t, HIGHLIGHT)
+
+    # ------------------------------------------------------------- S2 clock
+    @param.depends("t", "d", "base")
+    def _clock_hands(self) -> hv.Segments:
+        code = sinusoidal_code(self.t, self.d, self.base)
+        pairs = self.d // 2
+        sin, cos = code[0::2], code[1::2]
+        # Drawing only: fast hands long and thin, slow hands short and thick,
+        # like a clock's second and hour hands.
+        length = np.linspace(1.0, 0.35, pairs) if pairs > 1 else np.ones(1)
+        width = np.linspace(1.5, 5.0, pairs) if pairs > 1 else np.full(1, 3.0)
+        data = {
+            "x0": np.zeros(pairs),
+            "y0": np.zeros(pairs),
+            "x1": length * sin,
+            "y1": length * cos,
+            "pair": np.arange(pairs),
+            "omega": sinusoidal_frequencies(self.d, self.base),
+            "angle": clock_angles(self.t, self.d, self.base),
+            "sin": sin,
+            "cos": cos,
+            "width": width,
+        }
+        return hv.Segments(
+            data,
+            kdims=["x0", "y0", "x1", "y1"],
+            vdims=[
+                hv.Dimension("pair", label="pair i (0 = fastest)"),
+                "omega",
+                "angle",
+                "sin",
+                "cos",
+                "width",
+            ],
+        ).opts(
+            color="pair",
+            cmap=hands_palette(pairs),
+            clim=(0, max(pairs - 1, 1)),
+            line_width="width",
+            colorbar=True,
+            tools=["hover"],
+            hover_tooltips=[
+                ("pair i", "@pair"),
+                ("ω_i (rad / position)", "@omega{0.[0000]e}"),
+                ("angle t·ω_i (rad)", "@angle{0.000}"),
+                ("sin (x)", "@sin{0.000}"),
+                ("cos (y)", "@cos{0.000}"),
+            ],
+        )
+
+    @staticmethod
+    def _clock_face() -> hv.Overlay:
+        face = hv.Ellipse(0, 0, 2).opts(color=OKABE_ITO["grey"], line_width=1)
+        ticks = hv.Text(0, 1.1, "angle 0", fontsize=9) * hv.Text(1.13, 0, "π/2", fontsize=9)
+        return face * ticks.opts(hv.opts.Text(color=OKABE_ITO["grey"]))
+
+    # -------------------------------------------------------- S3 similarity
+    @param.depends("t", "n", "d", "base")
+    def _similarity(self) -> hv.Overlay:
+        sim = code_similarity(self.t, self.n, self.d, self.base)
+        s = np.arange(self.n)
+        curve = hv.Curve(
+            (s, sim),
+            hv.Dimension("s", label="position s"),
+            hv.Dimension("dot", label="PE(t)·PE(s)"),
+        ).opts(color=OKABE_ITO["blue"], line_width=2, tools=["hover"], framewise=True)
+        peak = hv.Points([(self.t, sim[self.t])], kdims=["s", "dot"], label="s = t").opts(
+            color=OKABE_ITO["vermillion"], size=9, tools=[], framewise=True
+        )
+        mark = hv.VLine(self.t).opts(color=OKABE_ITO["vermillion"], line_dash="dashed")
+        return (curve * mark * peak).opts(
+            hv.opts.Overlay(legend_position="top_right", show_legend=True)
+        )
+
+    @param.depends("t", "k", "d", "base")
+    def _shift_readout(self) -> str:
+        residual = shift_check(self.t, self.k, self.d, self.base)
+        return (
+            f"<b>Shift check</b> for t = {self.t}, k = {self.k}: "
+            f"max |PE(t+k) − M<sub>k</sub>·PE(t)| = <b>{residual:.1e}</b> "
+            "(zero up to rounding: the same matrix M<sub>k</sub> works for every t)."
+        )
+
+    # ---------------------------------------------------------- S4 learned
+    @param.depends("max_len", "d", "n")
+    def _learned_image(self) -> hv.Image:
+        table = LearnedPositionTable(self.max_len, self.d, seed=0).table
+        top = max(self.n, self.max_len)
+        # Positions past the table are drawn as empty (NaN) rows: there is no
+        # row to show, and hovering there says so.
+        rows = np.full((top, self.d), np.nan, dtype=np.float32)
+        rows[: self.max_len] = table
+        limit = float(np.max(np.abs(table))) or 1.0
+        return hv.Image(
+            (np.arange(self.d), np.arange(top), rows),
+            kdims=[_DIM, _POS],
+            vdims=[hv.Dimension("W", label="learned value W[t, j]")],
+        ).opts(
+            cmap=CODE_CMAP,
+            clim=(-limit, limit),
+            clipping_colors={"NaN": NO_ROW},
+            colorbar=True,
+            invert_yaxis=True,
+            framewise=True,
+            tools=["hover"],
+            hover_tooltips=[
+                ("position t", "$y{0}"),
+                ("dimension j", "$x{0}"),
+                ("value (NaN = no row)", "@image{0.000}"),
+            ],
+            **plot_opts(height=340),
+        )
+
+    @param.depends("t", "n", "max_len", "d")
+    def _learned_marks(self) -> hv.Overlay:
+        top = max(self.n, self.max_len)
+        has_row = self.t < self.max_len
+        row = _row_outline(self.t, HIGHLIGHT if has_row else WARNING)
+        if not has_row:
+            where, text = self.t, f"position {self.t}: no row"
+        elif top > self.max_len:
+            where, text = (self.max_len + top) / 2 - 0.5, f"no rows for positions ≥ {self.max_len}"
+        else:
+            where, text = 0, ""
+        label = hv.Text((self.d - 1) / 2, where, text, fontsize=11).opts(
+            color=WARNING if not has_row else self._ink
+        )
+        return row * label
+
+    @param.depends("t", "max_len", "d")
+    def _learned_readout(self) -> str:
+        table = LearnedPositionTable(self.max_len, self.d, seed=0)
+        try:
+            if not table.has_row(self.t):
+                table.lookup(self.t)  # raises before building the table; we show its message
+        except PositionOutOfRangeError as err:
+            lookup = (
+                f'<span style="color:{WARNING}"><b>Position {self.t} has no row.</b></span> '
+                f"The table stops at row {self.max_len - 1:,}; the model cannot represent "
+                f"this position at all. (The lookup says: <i>{escape_text(err)}</i>)"
+            )
+        else:
+            lookup = f"Position {self.t} → row {self.t} of the table ({self.d} learned numbers)."
+        presets = " · ".join(
+            f"{name}: {rows:,} × {width:,} = {learned_parameter_count(rows, width):,}"
+            for name, (rows, width) in LEARNED_PRESETS.items()
+        )
+        return (
+            f"{lookup}<br>"
+            f"<b>Parameters:</b> {self.max_len:,} rows × d = {self.d} = "
+            f"<b>{table.n_parameters:,}</b> numbers, all learned in training. "
+            f"Real models: {presets}."
+        )
+
+    def _preset_buttons(self) -> pn.Row:
+        def go(rows: int) -> None:
+            n = min(max(self.n, rows + 32), self.param.n.bounds[1])
+            self.set_state(max_len=rows, n=n, t=rows)
+
+        buttons = []
+        for name, (rows, _) in LEARNED_PRESETS.items():
+            button = pn.widgets.Button(
+                label=f"{name}: {rows:,} rows", color="light", sizing_mode="stretch_width"
+            )
+            button.on_click(lambda _event, rows=rows: go(rows))
+            buttons.append(button)
+        return pn.Row(*buttons, sizing_mode="stretch_width")
+
+    def _extra_controls(self) -> list[Any]:
+        return [
+            pn.pane.Markdown(
+                "Jump to a real model's table length (S4), at the first position with no row:",
+                margin=(8, 10, 0, 10),
+            ),
+            self._preset_buttons(),
+        ]
+
+    # ---------------------------------------------------------------- figures
+    def _build_figures(self) -> dict[str, Figure]:
+        table = hv.DynamicMap(self._table_image) * hv.DynamicMap(self._table_highlight)
+        clock = (self._clock_face() * hv.DynamicMap(self._clock_hands)).opts(
+            hv.opts.Overlay(
+                xlim=(-1.25, 1.25),
+                ylim=(-1.25, 1.25),
+                xaxis=None,
+                yaxis=None,
+                **plot_opts(responsive=False, frame_width=290, frame_height=290, min_width=None),
+            )
+        )
+        similarity = hv.DynamicMap(self._similarity).opts(
+            hv.opts.Overlay(framewise=True, **plot_opts())
+        )
+        learned = hv.DynamicMap(self._learned_image) * hv.DynamicMap(self._learned_marks)
+        return {
+            "table": Figure(
+                title="S1 · The code table",
+                plot=table,
+                caption=(
+                    "Each row is the code of one position, each column one dimension. "
+                    "Left columns (fast pairs) flip sign from one position to the next; "
+                    "right columns (slow pairs) barely change. The black outline marks "
+                    "position t. Colours are pinned to −1 … +1."
+                ),
+                formula=(
+                    r"$$\begin{gathered}PE(t)_{2i} = \sin(t\,\omega_i),\quad "
+                    r"PE(t)_{2i+1} = \cos(t\,\omega_i) \\"
+                    r"\omega_i = \mathrm{base}^{-2i/d},\quad i = 0,\dots,d/2-1\end{gathered}$$"
+                ),
+                controls=("t", "n", "d", "base"),
+            ),
+            "clock": Figure(
+                title="S2 · The clock face of position t",
+                plot=clock,
+                caption=(
+                    "Each (sin, cos) pair of PE(t) is a clock hand at angle t·ωᵢ from "
+                    "12 o'clock. Fast pairs (long, thin, vermillion) spin around many "
+                    "times; slow pairs (short, thick, blue) have barely moved. Together the "
+                    "hands tell every position apart, like a clock tells seconds from hours."
+                ),
+                formula=(
+                    r"$$\big(PE(t)_{2i},\,PE(t)_{2i+1}\big) = "
+                    r"\big(\sin(t\,\omega_i),\,\cos(t\,\omega_i)\big)$$"
+                ),
+                controls=("t", "d", "base"),
+            ),
+            "similarity": Figure(
+                title="S3 · How alike are two positions' codes?",
+                plot=similarity,
+                caption=(
+                    "The dot product of PE(t) with the code of every position s. It peaks at "
+                    "s = t (value d/2) and falls off with distance. Move t: the bump moves "
+                    "and keeps its shape, because the value depends only on s − t. That is "
+                    "because shifting by k is the same rotation M<sub>k</sub> for every t."
+                ),
+                formula=(
+                    r"$$\begin{gathered}PE(t)\cdot PE(s) = \sum_{i=0}^{d/2-1}"
+                    r"\cos\big((s-t)\,\omega_i\big) \\"
+                    r"PE(t+k) = M_k\,PE(t),\quad M_k = \mathrm{diag}_i\begin{pmatrix}"
+                    r"\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i"
+                    r"\end{pmatrix}\end{gathered}$$"
+                ),
+                controls=("t", "n", "d", "base", "k"),
+                readout=pn.pane.HTML(
+                    self._shift_readout, sizing_mode="stretch_width", margin=(0, 10)
+                ),
+            ),
+            "learned": Figure(
+                title="S4 · A learned table has no row past its end",
+                plot=learned,
+                caption=(
+                    "A learned position table (GPT-2, BERT) is a matrix with one trained "
+                    "row per position, here filled with random start values. Positions "
+                    "0 … max_len − 1 look up their row; past the end (grey) there is "
+                    "nothing to look up, so the model cannot take longer inputs."
+                ),
+                formula=(
+                    r"$$p_t = W[t,:],\quad W \in \mathbb{R}^{\text{max\_len}\times d},"
+                    r"\quad t < \text{max\_len}$$"
+                ),
+                controls=("t", "n", "d", "max_len"),
+                readout=pn.pane.HTML(
+                    self._learned_readout, sizing_mode="stretch_width", margin=(0, 10)
+                ),
+            ),
+        }
+
+    # ----------------------------------------------------------- quick check
+    @param.depends("t", "d", "base")
+    def _quick_answer(self) -> str:
+        own = code_similarity(self.t, self.t + 1, self.d, self.base)[self.t]
+        return (
+            f"PE({self.t})·PE({self.t}) = <b>{own:.3f}</b> = d/2 for d = {self.d}, and the same "
+            "for every t and every base: each of the d/2 (sin, cos) pairs adds "
+            "sin² + cos² = 1. A code's length never changes; only its direction does."
+        )
+
+    def _build_quick_check(self) -> QuickCheck:
+        return QuickCheck(
+            question=(
+                "Without moving anything: what is PE(t)·PE(t), the peak of figure S3, "
+                "for the current d? Does it depend on t?"
+            ),
+            answer=self._quick_answer,
+        )

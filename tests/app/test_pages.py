@@ -1,0 +1,92 @@
+"""Every page builds, renders, and exposes its figures; shared page behaviour."""
+
+from __future__ import annotations
+
+import holoviews as hv
+import panel as pn
+import param
+
+from app.look import Figure, QuickCheck
+from app.main import PAGES
+from app.page import Page
+
+
+def test_registry_lists_built_pages():
+    assert list(PAGES)[:2] == ["order", "sinusoidal"]
+    for slug, cls in PAGES.items():
+        assert issubclass(cls, Page)
+        assert cls.slug == slug
+        assert cls.title and cls.intro
+
+
+def test_page_renders_without_error(page, document):
+    root = page.__panel__().get_root(document)
+    assert root is not None
+    for fig in page.figures.values():
+        hv.renderer("bokeh").get_plot(fig.plot)
+
+
+def test_figures_are_complete(page):
+    assert page.figures
+    for name, fig in page.figures.items():
+        assert isinstance(fig, Figure), name
+        assert fig.title and fig.caption and fig.formula.startswith("$$"), name
+        assert set(fig.controls) <= set(page.control_names()), name
+
+
+def test_every_figure_can_be_shown_alone(page, document):
+    for name in page.figures:
+        view = page.figure_view(name)
+        view.get_root(document)
+
+
+def test_controls_are_the_parameters(page):
+    names = page.control_names()
+    assert names and "notes" not in names and "name" not in names
+    for name in names:
+        p = page.param[name]
+        assert p.doc, f"{name} has no doc"
+        assert p.label, f"{name} has no label"
+        if isinstance(p, (pn.param.param.Number,)) and not isinstance(p, pn.param.param.Boolean):
+            assert p.bounds is not None and None not in p.bounds, f"{name} is unbounded"
+
+
+def test_quick_check_answer_is_computed(page):
+    check = page.quick_check
+    assert isinstance(check, QuickCheck)
+    assert check.question.endswith("?")
+    assert "<b>" in check.answer()
+
+
+def _another_value(page, name):
+    """A valid value of control ``name`` that differs from the current one."""
+    p, value = page.param[name], getattr(page, name)
+    if isinstance(p, param.Selector):
+        objects = list(p.objects.values()) if isinstance(p.objects, dict) else list(p.objects)
+        return next(o for o in objects if o != value)
+    if isinstance(p, param.String):
+        return "cat sat mat" if value != "cat sat mat" else "mat sat cat"
+    high = p.bounds[1]
+    return value + 1 if value + 1 <= high else value - 1
+
+
+def test_pages_do_not_share_state():
+    for cls in PAGES.values():
+        one, two = cls(), cls()
+        for name in one.control_names():
+            one.set_state(**{name: _another_value(one, name)})
+            assert two._values() == cls()._values(), name
+
+
+def test_page_notice_lists_link_changes(page):
+    notes = page.apply_query({"no_such_key": "1"})
+    assert notes == page.notes
+    assert any("no_such_key" in n for n in notes)
+
+
+def test_notice_goes_away_when_a_control_moves(page):
+    page.apply_query({"no_such_key": "1"})
+    assert page.notes
+    name = page.control_names()[-1]
+    setattr(page, name, _another_value(page, name))
+    assert page.notes == []

@@ -1,0 +1,163 @@
+"""Sinusoidal & learned page: set parameters, assert on the plot data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from bokeh.document.events import ColumnDataChangedEvent
+from bokeh.models import BoxAnnotation, Image, Scatter, Segment
+from bokeh.models import Line as LineGlyph
+
+from app.sinusoidal import LEARNED_PRESETS, SinusoidalPage
+from positional_core.learned import learned_parameter_count
+from positional_core.sinusoidal import code_similarity, sinusoidal_code, sinusoidal_encoding
+
+
+@pytest.fixture
+def page():
+    return SinusoidalPage(t=10, n=64, d=32)
+
+
+def _outlines(plot):
+    return sorted(
+        {(b.bottom, b.top) for b in plot.state.select(BoxAnnotation) if b.bottom == b.bottom}
+    )
+
+
+def test_table_image_is_the_core_table_pinned_to_unit_range(page, render, sources):
+    plot = render(page.figures["table"].plot)
+    (src,) = sources(plot, Image)
+    image = src.data["image"][0]
+    assert image.shape == (64, 32)
+    np.testing.assert_allclose(image, sinusoidal_encoding(64, 32), atol=1e-6)
+    (renderer,) = [r for r in plot.state.renderers if isinstance(getattr(r, "glyph", None), Image)]
+    mapper = renderer.glyph.color_mapper
+    assert (mapper.low, mapper.high) == (-1.0, 1.0)
+
+
+def test_highlight_moves_with_t_and_the_table_is_not_resent(page, render, sources, document):
+    plot = render(page.figures["table"].plot)
+    document.add_root(plot.state)
+    (src,) = sources(plot, Image)
+    before = src.data["image"][0]
+    assert _outlines(plot) == [(9.5, 10.5)]
+    events = []
+    document.on_change(events.append)
+    page.t = 40
+    assert _outlines(plot) == [(39.5, 40.5)]
+    assert src.data["image"][0] is before
+    assert not [e for e in events if isinstance(e, ColumnDataChangedEvent) and e.model is src]
+
+
+def test_table_follows_n_d_and_base(page, render, sources):
+    plot = render(page.figures["table"].plot)
+    page.param.update(n=100, d=8, base=100)
+    (src,) = sources(plot, Image)
+    np.testing.assert_allclose(src.data["image"][0], sinusoidal_encoding(100, 8, 100), atol=1e-6)
+
+
+def test_clock_has_one_hand_per_pair_at_the_code(page, render, sources):
+    plot = render(page.figures["clock"].plot)
+    (src,) = sources(plot, Segment)
+    code = sinusoidal_code(10, 32)
+    assert len(src.data["x1"]) == 16
+    np.testing.assert_allclose(src.data["sin"], code[0::2])
+    np.testing.assert_allclose(src.data["cos"], code[1::2])
+    # Fast hands are longer than slow hands, and coloured differently.
+    length = np.hypot(src.data["x1"], src.data["y1"])
+    assert np.all(np.diff(length) < 0)
+    assert len(set(src.data["color"])) == 16
+    page.t = 11
+    np.testing.assert_allclose(src.data["sin"], sinusoidal_code(11, 32)[0::2])
+
+
+def test_similarity_peaks_at_t_and_the_bump_moves_with_t(page, render, sources):
+    plot = render(page.figures["similarity"].plot)
+    (curve,) = sources(plot, LineGlyph)
+    for t in (10, 37):
+        page.t = t
+        dots = np.asarray(curve.data["dot"])
+        assert int(np.argmax(dots)) == t
+        assert dots[t] == pytest.approx(16.0)
+        np.testing.assert_allclose(dots, code_similarity(t, 64, 32))
+        (marker,) = [s for s in sources(plot, Scatter)]
+        assert list(marker.data["s"]) == [t]
+
+
+def test_shift_check_readout(page):
+    text = page._shift_readout()
+    assert "t = 10, k = 3" in text
+    value = float(text.split("<b>")[2].split("</b>")[0])
+    assert value < 1e-12
+
+
+def test_learned_table_has_no_row_past_max_len(page):
+    page.param.update(max_len=16)
+    page.t = 20
+    text = page._learned_readout()
+    assert "Position 20 has no row" in text
+    assert "rows 0…15" in text
+    assert f"{learned_parameter_count(16, 32):,}" in text
+    marks = page._learned_marks()
+    labels = [el.text for el in marks.traverse(lambda e: e, [lambda e: type(e).__name__ == "Text"])]
+    assert "position 20: no row" in labels
+    page.t = 15
+    assert "row 15 of the table" in page._learned_readout()
+
+
+def test_learned_readout_gives_gpt2_and_bert_counts(page):
+    text = page._learned_readout()
+    assert "1,024 × 768 = 786,432" in text
+    assert "BERT: 512 × 768" in text
+
+
+@pytest.mark.parametrize("model", sorted(LEARNED_PRESETS))
+def test_preset_jumps_to_first_position_without_row(page, model):
+    rows, _ = LEARNED_PRESETS[model]
+    (row,) = [o for o in page._extra_controls() if hasattr(o, "objects")]
+    button = next(b for b in row.objects if b.label.startswith(model))
+    button.clicks += 1
+    assert (page.max_len, page.t) == (rows, rows)
+    assert page.n > rows
+    assert "has no row" in page._learned_readout()
+
+
+def test_dependent_bounds_are_kept_consistent(page):
+    page.n = 8
+    assert page.t == 7
+    assert page.param.t.bounds == (0, 7)
+    page.n = 100
+    assert page.param.t.bounds == (0, 99)
+    page.d = 31
+    assert page.d == 30
+
+
+def test_quick_check_answer_is_d_over_two(page):
+    page.d = 48
+    assert "<b>24.000</b>" in page._quick_answer()
+
+
+def test_axes_follow_the_number_of_positions(page, render, document):
+    plots = {name: render(fig.plot, doc=document) for name, fig in page.figures.items()}
+    page.set_state(n=200, t=150, max_len=20)
+    assert plots["table"].state.y_range.start == pytest.approx(199.5)
+    assert plots["similarity"].state.x_range.end == pytest.approx(199)
+    assert plots["learned"].state.y_range.start == pytest.approx(199.5)
+
+
+def test_learned_rows_past_the_table_are_empty(page, render, sources):
+    page.param.update(max_len=16)
+    plot = render(page.figures["learned"].plot)
+    (src,) = sources(plot, Image)
+    image = src.data["image"][0]
+    assert image.shape == (64, 32)
+    assert np.isnan(image[16:]).all() and not np.isnan(image[:16]).any()
+
+
+def test_set_state_applies_related_values_in_any_order(page):
+    assert page.set_state(t=150, n=200) == []
+    assert (page.t, page.n, page.param.t.bounds) == (150, 200, (0, 199))
+    notes = page.set_state(n=20)
+    assert page.t == 19 and notes
+    with pytest.raises(ValueError, match="not a control"):
+        page.set_state(bogus=1)
