@@ -60,7 +60,9 @@ def _wait_until_up(url: str, process: subprocess.Popen, log: Path, timeout: floa
                     return
         except OSError:
             time.sleep(0.25)
-    raise RuntimeError(f"panel serve did not answer at {url} within {timeout} s:\n{log.read_text()}")
+    raise RuntimeError(
+        f"panel serve did not answer at {url} within {timeout} s:\n{log.read_text()}"
+    )
 
 
 @pytest.fixture(scope="session")

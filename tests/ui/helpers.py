@@ -73,9 +73,5 @@ def visible_text(page: Page) -> str:
 def new_server_errors(log_path, offset: int) -> str:
     """Server log text written after ``offset`` that reports an exception."""
     text = log_path.read_text(errors="replace")[offset:]
-    lines = [
-        line
-        for line in text.splitlines()
-        if "Traceback" in line or "ERROR" in line or "Exception" in line
-    ]
-    return "\n".join(lines)
+    markers = ("Traceback", "ERROR", "Exception")
+    return text if any(marker in text for marker in markers) else ""

@@ -89,3 +89,80 @@ def test_navigation_does_not_push_history(page, server):
         page.get_by_role("button", name=title).first.click()
         page.wait_for_timeout(300)
     assert page.evaluate("history.length") == before
+
+
+def _some_number(cls) -> tuple[str, int | float]:
+    """A bounded number control and an in-bounds value other than its default."""
+    for name in cls.control_names():
+        p = cls.param[name]
+        if isinstance(p, param.Number) and p.bounds and None not in p.bounds:
+            low, high = p.bounds
+            step = 2 if name == "d" else 1
+            value = min(high, p.default + 3 * step) if p.default + 3 * step <= high else low
+            if value != p.default:
+                return name, int(value) if isinstance(p, param.Integer) else value
+    raise AssertionError(f"{cls.__name__} has no bounded number control")
+
+
+def _deep_query(page, selector: str) -> int:
+    return page.evaluate(
+        """sel => { let n = 0; const walk = root => {
+             n += root.querySelectorAll(sel).length;
+             for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot); };
+           walk(document); return n; }""",
+        selector,
+    )
+
+
+NUMERIC_SLUGS = [
+    slug
+    for slug, cls in PAGES.items()
+    if any(isinstance(cls.param[n], param.Number) for n in cls.control_names())
+]
+
+
+@pytest.mark.parametrize("slug", NUMERIC_SLUGS)
+def test_link_with_state_opens_that_state(page, server, slug):
+    cls = PAGES[slug]
+    name, value = _some_number(cls)
+    watch = PageWatch().attach(page)
+    open_page(page, f"{server['url']}?page={slug}&{name}={value}")
+    # The server echoes the state it actually holds back into the address bar.
+    page.wait_for_function(f"() => window.location.search.includes('{name}=')")
+    shown = re.search(rf"[?&]{name}=([^&]*)", page.evaluate("window.location.search")).group(1)
+    assert float(shown) == float(value)
+    assert "Some settings were changed" not in visible_text(page)
+    assert watch.errors == []
+
+
+@pytest.mark.parametrize("slug", NUMERIC_SLUGS)
+def test_keyboard_on_a_slider_changes_the_figure(page, server, slug):
+    watch = PageWatch().attach(page)
+    open_page(page, f"{server['url']}?page={slug}")
+    page.wait_for_timeout(500)
+    main = page.locator("#main")
+    before_image = main.screenshot()
+    before_url = page.evaluate("window.location.search")
+    handle = page.locator(".noUi-handle").first
+    handle.focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function(f"() => window.location.search !== {before_url!r}", timeout=15_000)
+    page.wait_for_timeout(800)
+    assert main.screenshot() != before_image
+    assert watch.errors == []
+
+
+def test_typed_html_is_shown_as_text(page, server):
+    payload = '<img src=x onerror=alert(1)> bites <b id="injected">man</b>'
+    watch = PageWatch().attach(page)
+    open_page(page, f"{server['url']}?page=order")
+    box = page.get_by_role("textbox").first
+    box.fill(payload)
+    box.press("Enter")
+    page.wait_for_timeout(1500)
+    assert watch.dialogs == []
+    assert _deep_query(page, "img[src='x']") == 0
+    assert _deep_query(page, "#injected") == 0
+    assert "onerror" in visible_text(page)
+    assert watch.errors == []
