@@ -48,10 +48,11 @@ def open_page(page: Page, url: str, *, min_canvases: int = 1, timeout: float = 3
     """Load ``url`` and wait until at least ``min_canvases`` Bokeh canvases are drawn."""
     page.goto(url, wait_until="domcontentloaded")
     page.wait_for_function(
-        "n => document.querySelectorAll('body *').length > 0 && "
-        "(() => { let count = 0; const walk = root => { for (const el of root.querySelectorAll('*')) "
-        "{ if (el.tagName === 'CANVAS') count++; if (el.shadowRoot) walk(el.shadowRoot); } }; "
-        "walk(document); return count >= n; })()",
+        """n => { let count = 0;
+             const walk = root => { for (const el of root.querySelectorAll('*')) {
+               if (el.tagName === 'CANVAS') count++;
+               if (el.shadowRoot) walk(el.shadowRoot); } };
+             walk(document); return count >= n; }""",
         arg=min_canvases,
         timeout=timeout,
     )
