@@ -1,0 +1,37 @@
+#!/bin/sh
+# The classroom server's start command. The Docker image runs exactly this
+# (its CMD), and tests/deploy runs it outside a container with the same
+# environment, so what is tested is what the image does.
+#
+# Settings (environment variables, with their defaults):
+#   PEX_ADDRESS            0.0.0.0   interface to listen on
+#   PEX_PORT               5006      port
+#   PEX_NUM_PROCS          1         worker processes (0 = one per core); each
+#                                    browser session lives in one process
+#   PEX_ALLOWED_ORIGINS    *         comma-separated host[:port] list that may
+#                                    open the websocket; '*' suits a classroom
+#                                    LAN reached by IP address; name the host
+#                                    (e.g. demo.school.lan:5006) behind a proxy
+#   PEX_SESSION_LIFETIME_MS 60000    how long a session with no open tab is
+#                                    kept before its memory is freed
+#   PEX_CHECK_SESSIONS_MS  10000     how often abandoned sessions are looked for
+set -eu
+
+origins=""
+old_ifs=$IFS
+IFS=,
+for origin in ${PEX_ALLOWED_ORIGINS:-*}; do
+    origins="$origins --allow-websocket-origin $origin"
+done
+IFS=$old_ifs
+
+cd "$(dirname "$0")/.."
+# shellcheck disable=SC2086  # $origins is a list of separate flags
+exec panel serve app \
+    --address "${PEX_ADDRESS:-0.0.0.0}" \
+    --port "${PEX_PORT:-5006}" \
+    --num-procs "${PEX_NUM_PROCS:-1}" \
+    --unused-session-lifetime "${PEX_SESSION_LIFETIME_MS:-60000}" \
+    --check-unused-sessions "${PEX_CHECK_SESSIONS_MS:-10000}" \
+    --liveness \
+    $origins
