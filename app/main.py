@@ -13,9 +13,12 @@ from typing import Any
 import panel as pn
 import param
 
+from .alibi import AlibiPage
+from .compare import ComparePage
 from .look import FONT_STACK, OKABE_ITO, notice_pane
 from .order import OrderPage
 from .page import Page
+from .rope import RopePage
 from .sinusoidal import SinusoidalPage
 from .theme import OfflineFast
 from .urlstate import UrlWriter, normalise_query, page_query
@@ -27,7 +30,16 @@ __all__ = ["PAGES", "AppShell", "build_app"]
 pn.extension("katex", design=OfflineFast)
 
 #: The built pages, in navigation order (pages not built yet are simply absent).
-PAGES: dict[str, type[Page]] = {cls.slug: cls for cls in (OrderPage, SinusoidalPage)}
+PAGES: dict[str, type[Page]] = {
+    cls.slug: cls
+    for cls in (
+        OrderPage,
+        SinusoidalPage,
+        RopePage,
+        AlibiPage,
+        ComparePage,
+    )
+}
 DEFAULT_PAGE = "order"
 
 TITLE = "Positional Encoding Explorer"

@@ -25,11 +25,14 @@ from .alibi import (
     alibi_head_bias,
     alibi_slope_sources,
     alibi_slopes,
+    alibi_weight_factors,
 )
 from .attention import (
+    COMPARE_SCHEMES,
     SCHEMES,
     OrderLayer,
     causal_mask,
+    compare_order_similarity,
     encode_sentence,
     match_rows,
     order_similarity,
@@ -54,7 +57,12 @@ from .hf_config import (
     read_rope_config,
     rope_from_hf_config,
 )
-from .learned import LearnedPositionTable, PositionOutOfRangeError, learned_parameter_count
+from .learned import (
+    LearnedPositionTable,
+    PositionOutOfRangeError,
+    learned_parameter_count,
+    missing_positions,
+)
 from .presets import MODEL_CONFIG_NAMES, model_config
 from .relative import (
     T5BucketRegions,
@@ -97,7 +105,9 @@ from .sinusoidal import (
 
 __all__ = [
     "ALIBI_FORMS",
+    "COMPARE_SCHEMES",
     "LAYOUTS",
+    "MODEL_CONFIG_NAMES",
     "ROPE_SCALING_METHODS",
     "SCHEMES",
     "ConfigError",
@@ -108,8 +118,6 @@ __all__ = [
     "RopeModelInfo",
     "RopeScalingError",
     "RopeScoreTerms",
-    "MODEL_CONFIG_NAMES",
-    "model_config",
     "T5BucketRegions",
     "alibi_bias",
     "alibi_bias_row",
@@ -117,17 +125,21 @@ __all__ = [
     "alibi_head_bias",
     "alibi_slope_sources",
     "alibi_slopes",
+    "alibi_weight_factors",
     "apply_rope",
     "band_excess",
     "causal_mask",
     "clock_angles",
     "code_similarity",
+    "compare_order_similarity",
     "compute_rope_parameters",
     "encode_sentence",
     "interpolate_positions",
     "learned_parameter_count",
     "load_json_config",
     "match_rows",
+    "missing_positions",
+    "model_config",
     "never_complete_turn",
     "nope_causal_weights",
     "nope_row_weight",

@@ -41,6 +41,7 @@ __all__ = [
     "alibi_head_bias",
     "alibi_slope_sources",
     "alibi_slopes",
+    "alibi_weight_factors",
 ]
 
 #: The two bias forms: ``"distance"`` −m·(i − j), ``"column"`` +m·j.
@@ -306,3 +307,42 @@ def alibi_half_lives(slopes: object) -> np.ndarray:
     if array.size == 0 or np.any(array <= 0):
         raise ValueError("slopes must be non-empty and every slope must be > 0")
     return np.log(2.0) / array
+
+
+def alibi_weight_factors(slopes: object, distances: object) -> np.ndarray:
+    """Factor ``e^(−m_h·Δ)`` by which each head's bias scales a key ``Δ`` positions back.
+
+    With equal content scores, a key ``Δ`` positions behind the query gets
+    ``e^(−m·Δ)`` times the weight of the query's own position (before the
+    row is normalised): the decay curve of a head.
+
+    Parameters
+    ----------
+    slopes : array_like, shape (H,)
+        Slopes ``m_h ≥ 0``, finite, at most ``1e6``.
+    distances : array_like, shape (n,)
+        Distances ``Δ ≥ 0`` (positions back), finite, at most ``MAX_POSITION``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (H, n)
+        Row ``h`` is head ``h``'s curve; ``H · n ≤ MAX_ELEMENTS``.
+
+    Examples
+    --------
+    >>> alibi_weight_factors([1 / 2, 1 / 256], [0, 100]).round(2)
+    array([[1.  , 0.  ],
+           [1.  , 0.68]])
+    """
+    m = check_finite_array("slopes", slopes)
+    delta = check_finite_array("distances", distances)
+    if m.ndim != 1 or m.size == 0:
+        raise ValueError(f"slopes must be a non-empty 1-D array, got shape {m.shape}")
+    if delta.ndim != 1 or delta.size == 0:
+        raise ValueError(f"distances must be a non-empty 1-D array, got shape {delta.shape}")
+    if np.any(m < 0) or np.any(m > MAX_SLOPE):
+        raise ValueError(f"slopes must be from 0 to {MAX_SLOPE:g}")
+    if np.any(delta < 0) or np.any(delta > MAX_POSITION):
+        raise ValueError(f"distances must be from 0 to {MAX_POSITION}")
+    check_size("the decay curves (slopes × distances)", m.size * delta.size)
+    return np.exp(-np.outer(m, delta))

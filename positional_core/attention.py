@@ -33,13 +33,17 @@ from ._validation import (
     check_real,
     check_size,
 )
+from .alibi import alibi_head_bias
+from .learned import LearnedPositionTable
 from .rope import apply_rope
 from .sinusoidal import sinusoidal_encoding
 
 __all__ = [
+    "COMPARE_SCHEMES",
     "SCHEMES",
     "OrderLayer",
     "causal_mask",
+    "compare_order_similarity",
     "encode_sentence",
     "match_rows",
     "order_similarity",
@@ -51,6 +55,9 @@ __all__ = [
 
 #: Position schemes of the order demo.
 SCHEMES = ("none", "sinusoidal", "rope")
+#: Schemes of :func:`compare_order_similarity`: :data:`SCHEMES` plus a learned
+#: table added to the inputs and an ALiBi bias added to the scores.
+COMPARE_SCHEMES = (*SCHEMES, "learned", "alibi")
 
 
 def softmax(scores: object, axis: int = -1) -> np.ndarray:
@@ -485,3 +492,91 @@ def match_rows(out_a: object, out_b: object, atol: float = 1e-9) -> list[int | N
             used.add(match)
         matches.append(match)
     return matches
+
+
+#: Rows of the learned stand-in table used by :func:`compare_order_similarity`
+#: (``OrderLayer.encode`` accepts at most 1024 words).
+_COMPARE_TABLE_ROWS = 1024
+
+
+@lru_cache(maxsize=4)
+def _learned_rows(d: int, seed: int) -> np.ndarray:
+    return LearnedPositionTable(_COMPARE_TABLE_ROWS, d, seed=seed).table
+
+
+def compare_order_similarity(
+    sentence_a: str,
+    sentence_b: str,
+    scheme: str = "none",
+    causal: bool = False,
+    *,
+    alibi_slope: float = 0.5,
+) -> float:
+    """:func:`order_similarity` for every scheme of the comparison, learned and ALiBi included.
+
+    The same fixed layer as :func:`encode_sentence` (``OrderLayer()``, d = 16).
+    For the schemes of :data:`SCHEMES` the result *is* :func:`order_similarity`.
+    The two more:
+
+    * ``"learned"`` adds row ``t`` of a seeded learned table
+      (:class:`~positional_core.learned.LearnedPositionTable` with the layer's
+      seed, GPT-2's initialisation: small N(0, 0.02²) entries) to word ``t``;
+    * ``"alibi"`` adds the ALiBi bias of one head with slope ``alibi_slope``
+      to the scaled scores: ``−m·(i − j)`` with the causal mask, the symmetric
+      ``−m·|i − j|`` without it.
+
+    Note that the symmetric ALiBi bias depends on ``|i − j|`` only, which
+    reversing a sentence keeps: "dog bites man" and its reversal "man bites
+    dog" stay exactly alike (similarity 1 up to rounding).
+
+    Parameters
+    ----------
+    sentence_a, sentence_b : str
+        Parsed by :func:`parse_sentence` (2 to 32 words).
+    scheme : {"none", "sinusoidal", "rope", "learned", "alibi"}
+    causal : bool, default False
+    alibi_slope : float, keyword-only, default 0.5
+        ``m`` for ``"alibi"`` (head 1 of 8), ``0 ≤ m ≤ 1e6``.
+
+    Returns
+    -------
+    float
+        In ``[-1, 1]``.
+
+    Examples
+    --------
+    >>> compare_order_similarity("dog bites man", "man bites dog", "learned") < 1
+    True
+    >>> f"{compare_order_similarity('dog bites man', 'man bites dog', 'alibi'):.3f}"
+    '1.000'
+    >>> compare_order_similarity("dog bites man", "man bites dog", "alibi", causal=True) < 1
+    True
+    """
+    scheme = check_choice("scheme", scheme, COMPARE_SCHEMES)
+    if not isinstance(causal, bool | np.bool_):
+        raise ValueError(f"causal must be True or False, got {causal!r}")
+    slope = check_real("alibi_slope", alibi_slope, low=0.0, high=1e6)
+    if scheme in SCHEMES:
+        return order_similarity(sentence_a, sentence_b, scheme, causal)
+    layer = _default_layer()
+
+    def pooled(sentence: str) -> np.ndarray:
+        words = parse_sentence(sentence)
+        n = len(words)
+        x = np.stack([word_vector(word, layer.d) for word in words])
+        if scheme == "learned":
+            x = x + _learned_rows(layer.d, layer.seed)[:n]
+        q, k, v = x @ layer.Wq, x @ layer.Wk, x @ layer.Wv
+        scores = q @ k.T / np.sqrt(layer.d)
+        if scheme == "alibi":
+            # alibi_head_bias masks future keys itself (-inf) when causal.
+            scores = scores + alibi_head_bias(slope, n, causal=bool(causal))
+        elif causal:
+            scores = np.where(causal_mask(n), scores, -np.inf)
+        return (softmax(scores) @ v).mean(axis=0)
+
+    pooled_a, pooled_b = pooled(sentence_a), pooled(sentence_b)
+    norm = float(np.linalg.norm(pooled_a) * np.linalg.norm(pooled_b))
+    if norm == 0.0:
+        return 0.0
+    return float(np.clip(pooled_a @ pooled_b / norm, -1.0, 1.0))

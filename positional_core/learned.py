@@ -28,6 +28,7 @@ __all__ = [
     "LearnedPositionTable",
     "PositionOutOfRangeError",
     "learned_parameter_count",
+    "missing_positions",
 ]
 
 #: Standard deviation of the initial entries (GPT-2's ``initializer_range``).
@@ -60,6 +61,33 @@ def learned_parameter_count(max_len: int, d: int) -> int:
     max_len = check_count("max_len", max_len)
     d = check_count("d", d, high=MAX_DIM)
     return max_len * d
+
+
+def missing_positions(max_len: int, seq_len: int) -> int:
+    """How many of the positions ``0 … seq_len − 1`` have no row in a ``max_len``-row table.
+
+    Parameters
+    ----------
+    max_len : int
+        Rows of the table, ``1 ≤ max_len ≤ MAX_POSITION``.
+    seq_len : int
+        Length of the input, ``1 ≤ seq_len ≤ MAX_POSITION``.
+
+    Returns
+    -------
+    int
+        ``max(0, seq_len − max_len)``: positions ``max_len … seq_len − 1``.
+
+    Examples
+    --------
+    >>> missing_positions(1024, 4096)  # GPT-2 run on 4,096 tokens
+    3072
+    >>> missing_positions(512, 100)
+    0
+    """
+    max_len = check_count("max_len", max_len)
+    seq_len = check_count("seq_len", seq_len)
+    return max(0, seq_len - max_len)
 
 
 @dataclass(frozen=True)

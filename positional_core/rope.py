@@ -37,10 +37,12 @@ from ._phasors import unit_phasors
 from ._validation import (
     check_base,
     check_choice,
+    check_count,
     check_even_dim,
     check_finite_array,
     check_position,
     check_positions,
+    check_real,
     check_size,
 )
 
@@ -48,12 +50,17 @@ __all__ = [
     "LAYOUTS",
     "RopeScoreTerms",
     "apply_rope",
+    "curve_spread",
+    "pair_from_polar",
     "pair_indices",
+    "pair_to_polar",
+    "random_query_key",
     "rope_decay_bound",
     "rope_frequencies",
     "rope_score",
     "rope_score_terms",
     "rope_scores_by_offset",
+    "rope_scores_by_start",
     "rotation_angles",
     "rotation_matrix",
     "wavelengths",
@@ -625,3 +632,183 @@ def wavelengths(inv_freq: object) -> np.ndarray:
     if theta.size == 0 or np.any(theta <= 0):
         raise ValueError("inv_freq must be non-empty and every frequency must be > 0")
     return 2 * np.pi / theta
+
+
+# ------------------------------------------------------------------ demo helpers
+# Small functions for showing RoPE (the explorer's RoPE page uses them): one
+# pair's contents as an arrow, seeded demo contents, and score curves for
+# several query positions at once.
+
+
+def pair_from_polar(angle_degrees: float, length: float) -> np.ndarray:
+    """One pair's contents from its direction and length: ``(L cos a, L sin a)``.
+
+    Parameters
+    ----------
+    angle_degrees : float
+        Direction ``a`` in degrees, counter-clockwise from the first axis; finite.
+    length : float
+        ``L ≥ 0``, finite.
+
+    Returns
+    -------
+    numpy.ndarray, shape (2,)
+
+    Examples
+    --------
+    >>> pair_from_polar(90, 2).round(12)
+    array([0., 2.])
+    >>> pair_from_polar(0, 1)
+    array([1., 0.])
+    """
+    angle = check_real("angle_degrees", angle_degrees)
+    length = check_real("length", length, low=0.0)
+    radians = math.radians(angle)
+    return np.array([length * math.cos(radians), length * math.sin(radians)])
+
+
+def pair_to_polar(pair: object) -> tuple[float, float]:
+    """Direction (degrees, in ``(−180, 180]``) and length of one pair's contents.
+
+    The inverse of :func:`pair_from_polar`; a zero vector has direction 0.
+
+    Parameters
+    ----------
+    pair : array_like, shape (2,)
+        Finite.
+
+    Returns
+    -------
+    (float, float)
+        ``(angle_degrees, length)``.
+
+    Examples
+    --------
+    >>> pair_to_polar([0, 2])
+    (90.0, 2.0)
+    >>> pair_to_polar([-1, 0])
+    (180.0, 1.0)
+    """
+    vector = check_finite_array("pair", pair)
+    if vector.shape != (2,):
+        raise ValueError(f"pair must have shape (2,), got shape {vector.shape}")
+    x, y = float(vector[0]), float(vector[1])
+    angle = math.degrees(math.atan2(y, x)) + 0.0  # + 0.0 turns −0.0 into 0.0
+    return (180.0 if angle == -180.0 else angle), math.hypot(x, y)
+
+
+def random_query_key(d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Seeded random query and key contents for demonstrations.
+
+    Both are drawn from the standard normal distribution by
+    ``numpy.random.default_rng(seed)`` (``q`` first, then ``k``): the same
+    ``(d, seed)`` always gives the same vectors, on every machine.
+
+    Parameters
+    ----------
+    d : int
+        Head dimension, even, ``2 ≤ d ≤ MAX_DIM``.
+    seed : int
+        ``0 ≤ seed ≤ 2**32 − 1``.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray), each of shape (d,)
+
+    Examples
+    --------
+    >>> q, k = random_query_key(4, seed=0)
+    >>> q.shape, bool(np.all(q == random_query_key(4, 0)[0]))
+    ((4,), True)
+    """
+    d = check_even_dim("d", d)
+    seed = check_count("seed", seed, low=0, high=2**32 - 1)
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(d), rng.standard_normal(d)
+
+
+def rope_scores_by_start(
+    q: object,
+    k: object,
+    offsets: object,
+    starts: object,
+    base: float = 10000.0,
+    *,
+    layout: str = "interleaved",
+    inv_freq: object = None,
+    read_layout: str | None = None,
+) -> np.ndarray:
+    """:func:`rope_scores_by_offset` for several query positions: one curve per start.
+
+    ``curves[s, j] = ⟨R_starts[s] q, R_(starts[s] + offsets[j]) k⟩``. With one
+    layout every row is the same curve (up to rounding); with ``read_layout``
+    different from ``layout`` the rows come apart (see
+    :func:`rope_scores_by_offset`).
+
+    Parameters
+    ----------
+    q, k : array_like, shape (d,)
+    offsets : array_like, shape (n,)
+        Key position minus query position, ``Δ = n − m``.
+    starts : array_like, shape (s,)
+        Query positions, finite, ``|p| ≤ MAX_POSITION``; at most 64 of them.
+    base, layout, inv_freq, read_layout
+        As in :func:`rope_scores_by_offset`.
+
+    Returns
+    -------
+    numpy.ndarray, shape (s, n)
+
+    Examples
+    --------
+    >>> curves = rope_scores_by_start([1, 0, 1, 0], [1, 0, 1, 0], [0, 1, 3], [0, 100])
+    >>> curves.round(3)
+    array([[2.  , 1.54, 0.01],
+           [2.  , 1.54, 0.01]])
+    """
+    starts = np.atleast_1d(check_positions("starts", starts))
+    if starts.ndim != 1 or not 1 <= starts.size <= 64:
+        raise ValueError(
+            f"starts must be 1 to 64 positions in a 1-D array, got shape {starts.shape}"
+        )
+    offsets = check_positions("offsets", offsets)
+    check_size("the keys (starts × offsets × d)", starts.size * offsets.size * np.size(q))
+    return np.stack(
+        [
+            rope_scores_by_offset(
+                q,
+                k,
+                offsets,
+                float(start),
+                base,
+                layout=layout,
+                inv_freq=inv_freq,
+                read_layout=read_layout,
+            )
+            for start in starts
+        ]
+    )
+
+
+def curve_spread(curves: object) -> float:
+    """How far curves that should coincide disagree: ``max_j (max_s c[s, j] − min_s c[s, j])``.
+
+    Parameters
+    ----------
+    curves : array_like, shape (s, n)
+        One curve per row (e.g. from :func:`rope_scores_by_start`), finite, ``n ≥ 1``.
+
+    Returns
+    -------
+    float
+        0 when every row is the same curve.
+
+    Examples
+    --------
+    >>> curve_spread([[1.0, 2.0], [1.0, 2.5], [0.5, 2.0]])
+    0.5
+    """
+    array = check_finite_array("curves", curves)
+    if array.ndim != 2 or array.shape[1] == 0:
+        raise ValueError(f"curves must have shape (s, n) with n ≥ 1, got shape {array.shape}")
+    return float(np.max(np.ptp(array, axis=0)))

@@ -66,8 +66,13 @@ def _another_value(page, name):
         return next(o for o in objects if o != value)
     if isinstance(p, param.String):
         return "cat sat mat" if value != "cat sat mat" else "mat sat cat"
-    high = p.bounds[1]
-    return value + 1 if value + 1 <= high else value - 1
+    if isinstance(p, param.Boolean):
+        return not value
+    low, high = page.dynamic_bounds(page._values()).get(name, p.bounds)
+    step = 1 if isinstance(p, param.Integer) else (high - low) / 10
+    if isinstance(p, param.Integer) and name == "d":
+        step = 2
+    return value + step if value + step <= high else value - step
 
 
 def test_pages_do_not_share_state():

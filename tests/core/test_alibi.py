@@ -15,6 +15,7 @@ from positional_core.alibi import (
     alibi_head_bias,
     alibi_slope_sources,
     alibi_slopes,
+    alibi_weight_factors,
 )
 from positional_core.attention import softmax
 
@@ -227,3 +228,44 @@ class TestBadInput:
     def test_bad_half_lives(self, slopes):
         with pytest.raises(ValueError, match="slopes"):
             alibi_half_lives(slopes)
+
+
+class TestWeightFactors:
+    def test_reference_numbers(self):
+        # A key 100 positions back: head 1 of 8 (m = 1/2) and head 8 (m = 1/256).
+        factors = alibi_weight_factors(alibi_slopes(8)[[0, 7]], [100])
+        assert factors[0, 0] == pytest.approx(math.exp(-50))
+        assert_rounds_to(factors[1, 0], 0.68, 2)
+
+    def test_shape_and_half_life(self):
+        slopes = alibi_slopes(12)
+        factors = alibi_weight_factors(slopes, alibi_half_lives(slopes))
+        assert factors.shape == (12, 12)
+        np.testing.assert_allclose(np.diag(factors), 0.5, rtol=1e-14)
+        np.testing.assert_array_equal(alibi_weight_factors(slopes, [0])[:, 0], 1.0)
+
+    def test_equals_softmax_ratio_of_a_bias_row(self):
+        row = alibi_bias_row(0.25, 9, 10)
+        weights = softmax(row)
+        factors = alibi_weight_factors([0.25], np.arange(10))[0]
+        np.testing.assert_allclose(weights[::-1] / weights[9], factors, rtol=1e-12)
+
+    @pytest.mark.parametrize(
+        ("slopes", "distances", "match"),
+        [
+            ([], [1], "^slopes"),
+            ([[0.5]], [1], "^slopes"),
+            ([-0.5], [1], "^slopes"),
+            ([np.nan], [1], "^slopes"),
+            ([0.5], [], "^distances"),
+            ([0.5], [-1], "^distances"),
+            ([0.5], [MAX_POSITION + 1], "^distances"),
+        ],
+    )
+    def test_bad_input(self, slopes, distances, match):
+        with pytest.raises(ValueError, match=match):
+            alibi_weight_factors(slopes, distances)
+
+    def test_size_cap(self):
+        with pytest.raises(ValueError):
+            alibi_weight_factors(np.ones(MAX_HEADS), np.arange(2**17))

@@ -11,9 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from positional_core.attention import (
+    COMPARE_SCHEMES,
     SCHEMES,
     OrderLayer,
     causal_mask,
+    compare_order_similarity,
     encode_sentence,
     match_rows,
     order_similarity,
@@ -333,3 +335,49 @@ class TestMatchRows:
             match_rows(np.ones((2, 3)), np.ones((2, 3)), atol=-1)
         with pytest.raises(ValueError, match="out_a"):
             match_rows([[np.nan]], [[1.0]])
+
+
+class TestCompareOrderSimilarity:
+    A, B = "dog bites man", "man bites dog"
+
+    def test_schemes(self):
+        assert COMPARE_SCHEMES == ("none", "sinusoidal", "rope", "learned", "alibi")
+
+    @pytest.mark.parametrize("scheme", SCHEMES)
+    @pytest.mark.parametrize("causal", [False, True])
+    def test_equals_order_similarity_for_the_demo_schemes(self, scheme, causal):
+        assert compare_order_similarity(self.A, self.B, scheme, causal) == order_similarity(
+            self.A, self.B, scheme, causal
+        )
+
+    def test_learned_table_breaks_order_blindness(self):
+        assert compare_order_similarity(self.A, self.B, "learned") < 1 - 1e-6
+
+    def test_symmetric_alibi_is_blind_to_reversal_only(self):
+        # −m·|i − j| is unchanged when the sentence is reversed ...
+        assert abs(compare_order_similarity(self.A, self.B, "alibi") - 1) < 1e-12
+        # ... but not by other permutations, nor with the causal form.
+        other = compare_order_similarity("the dog bites the man", "the man bites the dog", "alibi")
+        assert other < 1 - 1e-6
+        assert compare_order_similarity(self.A, self.B, "alibi", causal=True) < 1 - 1e-6
+
+    def test_zero_slope_is_no_positions(self):
+        for causal in (False, True):
+            value = compare_order_similarity(self.A, self.B, "alibi", causal, alibi_slope=0.0)
+            assert value == pytest.approx(
+                order_similarity(self.A, self.B, "none", causal), abs=1e-12
+            )
+
+    @pytest.mark.parametrize("scheme", COMPARE_SCHEMES)
+    def test_same_sentence_is_one(self, scheme):
+        assert compare_order_similarity(self.A, self.A, scheme, True) == pytest.approx(1)
+
+    def test_bad_input(self):
+        with pytest.raises(ValueError, match="scheme"):
+            compare_order_similarity(self.A, self.B, "t5")
+        with pytest.raises(ValueError, match="causal"):
+            compare_order_similarity(self.A, self.B, "alibi", "yes")
+        with pytest.raises(ValueError, match="alibi_slope"):
+            compare_order_similarity(self.A, self.B, "alibi", alibi_slope=-1.0)
+        with pytest.raises(ValueError, match="word"):
+            compare_order_similarity("dog", self.B, "learned")

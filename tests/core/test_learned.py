@@ -11,6 +11,7 @@ from positional_core.learned import (
     LearnedPositionTable,
     PositionOutOfRangeError,
     learned_parameter_count,
+    missing_positions,
 )
 
 
@@ -117,3 +118,30 @@ class TestBadInput:
     def test_bad_seed(self, seed):
         with pytest.raises(ValueError, match="seed"):
             LearnedPositionTable(4, 4, seed=seed)
+
+
+class TestMissingPositions:
+    def test_reference_numbers(self):
+        assert missing_positions(1024, 1024) == 0
+        assert missing_positions(1024, 1025) == 1  # position 1,024 has no row
+        assert missing_positions(512, 100) == 0
+
+    def test_agrees_with_has_row(self):
+        table = LearnedPositionTable(7, 2)
+        for seq_len in range(1, 12):
+            assert missing_positions(7, seq_len) == sum(
+                not table.has_row(t) for t in range(seq_len)
+            )
+
+    @pytest.mark.parametrize(
+        ("max_len", "seq_len", "match"),
+        [
+            (0, 5, "^max_len"),
+            (5, 0, "^seq_len"),
+            (5, MAX_POSITION + 1, "^seq_len"),
+            (1.5, 2, "^max_len"),
+        ],
+    )
+    def test_bad_input(self, max_len, seq_len, match):
+        with pytest.raises(ValueError, match=match):
+            missing_positions(max_len, seq_len)

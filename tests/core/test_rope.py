@@ -12,12 +12,17 @@ from positional_core._validation import MAX_DIM, MAX_POSITION
 from positional_core.rope import (
     LAYOUTS,
     apply_rope,
+    curve_spread,
+    pair_from_polar,
     pair_indices,
+    pair_to_polar,
+    random_query_key,
     rope_decay_bound,
     rope_frequencies,
     rope_score,
     rope_score_terms,
     rope_scores_by_offset,
+    rope_scores_by_start,
     rotation_angles,
     rotation_matrix,
     wavelengths,
@@ -496,3 +501,122 @@ class TestBadInput:
             rope_decay_bound(8, 1e4, [[1.0]])
         with pytest.raises(ValueError, match="limit"):
             rotation_angles(np.arange(2**20), np.ones(2**7))
+
+
+class TestPolarPairs:
+    @pytest.mark.parametrize(
+        ("angle", "length", "expected"),
+        [(0, 1, (1, 0)), (90, 1, (0, 1)), (180, 2, (-2, 0)), (-90, 0.5, (0, -0.5))],
+    )
+    def test_known_values(self, angle, length, expected):
+        np.testing.assert_allclose(pair_from_polar(angle, length), expected, atol=1e-15)
+
+    @given(
+        st.floats(-179.99, 180.0),
+        st.floats(1e-3, 1e3),
+    )
+    def test_round_trip(self, angle, length):
+        back_angle, back_length = pair_to_polar(pair_from_polar(angle, length))
+        assert back_length == pytest.approx(length, rel=1e-12)
+        assert back_angle == pytest.approx(angle, abs=1e-9)
+
+    def test_range_and_zero(self):
+        assert pair_to_polar([-1.0, -0.0]) == (180.0, 1.0)
+        assert pair_to_polar([0.0, 0.0]) == (0.0, 0.0)
+        assert pair_to_polar([1.0, -1.0])[0] == pytest.approx(-45.0)
+
+    def test_feeds_the_one_pair_identity(self):
+        # REFERENCE_NUMBERS: θ = 0.5, q = (1, 0), k = (0, 1): score(2, 1) = 0.479.
+        q, k = pair_from_polar(0, 1), pair_from_polar(90, 1)
+        assert_rounds_to(rope_score_terms(q, k, 2, 1, 0.5).score, 0.479, 3)
+
+    def test_bad_input(self):
+        with pytest.raises(ValueError, match="length"):
+            pair_from_polar(0, -1)
+        with pytest.raises(ValueError, match="angle_degrees"):
+            pair_from_polar(np.nan, 1)
+        with pytest.raises(ValueError, match="pair"):
+            pair_to_polar([1, 2, 3])
+        with pytest.raises(ValueError, match="pair"):
+            pair_to_polar([np.inf, 0])
+
+
+class TestRandomQueryKey:
+    def test_seeded_and_reproducible(self):
+        q1, k1 = random_query_key(64, 7)
+        q2, k2 = random_query_key(64, 7)
+        np.testing.assert_array_equal(q1, q2)
+        np.testing.assert_array_equal(k1, k2)
+        assert q1.shape == k1.shape == (64,)
+        assert not np.array_equal(q1, k1)
+        assert not np.array_equal(q1, random_query_key(64, 8)[0])
+
+    def test_is_default_rng_standard_normal(self):
+        rng = np.random.default_rng(3)
+        q, k = random_query_key(8, 3)
+        np.testing.assert_array_equal(q, rng.standard_normal(8))
+        np.testing.assert_array_equal(k, rng.standard_normal(8))
+
+    @pytest.mark.parametrize(
+        ("d", "seed", "word"), [(3, 0, "d"), (4, -1, "seed"), (4, 2**32, "seed"), (4, 1.5, "seed")]
+    )
+    def test_bad_input(self, d, seed, word):
+        with pytest.raises(ValueError, match=word):
+            random_query_key(d, seed)
+
+
+class TestScoresByStart:
+    def test_rows_are_scores_by_offset(self):
+        q, k = random_query_key(16, 1)
+        offsets = np.arange(0, 40)
+        curves = rope_scores_by_start(q, k, offsets, [0, 100, 1000], layout="half-split")
+        assert curves.shape == (3, 40)
+        for row, start in zip(curves, (0, 100, 1000), strict=True):
+            np.testing.assert_array_equal(
+                row, rope_scores_by_offset(q, k, offsets, start, layout="half-split")
+            )
+
+    def test_reference_numbers(self):
+        # REFERENCE_NUMBERS: (m, n) = (5, 2) and (105, 102) both → 0.010.
+        curves = rope_scores_by_start([1, 0, 1, 0], [1, 0, 1, 0], [-3], [5, 105])
+        assert_rounds_to(curves[:, 0], [0.010, 0.010], 3)
+
+    @pytest.mark.parametrize("layout", LAYOUTS)
+    def test_spread_is_rounding_with_one_layout(self, layout):
+        q, k = random_query_key(128, 2)
+        curves = rope_scores_by_start(q, k, np.arange(0, 512), [0, 100, 1000, 4321], layout=layout)
+        assert curve_spread(curves) < 1e-9
+
+    def test_spread_is_large_when_layouts_are_mixed(self):
+        q, k = random_query_key(64, 2)
+        curves = rope_scores_by_start(
+            q, k, np.arange(0, 256), [0, 100, 1000], read_layout="half-split"
+        )
+        assert curve_spread(curves) > 0.5
+
+    def test_bad_input(self):
+        q = np.ones(4)
+        with pytest.raises(ValueError, match="starts"):
+            rope_scores_by_start(q, q, [1], [])
+        with pytest.raises(ValueError, match="starts"):
+            rope_scores_by_start(q, q, [1], np.zeros(65))
+        with pytest.raises(ValueError, match="starts"):
+            rope_scores_by_start(q, q, [1], [np.nan])
+        with pytest.raises(ValueError, match="limit"):
+            rope_scores_by_start(np.ones(4096), np.ones(4096), np.arange(2**14), np.zeros(64))
+
+
+class TestCurveSpread:
+    def test_known_value_and_zero(self):
+        assert curve_spread([[1.0, 2.0], [1.0, 2.5], [0.5, 2.0]]) == 0.5
+        assert curve_spread([[1.0, 2.0]]) == 0.0
+
+    def test_naive_loop_reference(self):
+        curves = np.random.default_rng(0).normal(size=(4, 30))
+        naive = max(max(col) - min(col) for col in curves.T)
+        assert curve_spread(curves) == pytest.approx(naive, abs=0)
+
+    @pytest.mark.parametrize("bad", [[1.0, 2.0], [[np.nan, 1.0]], np.zeros((2, 0))])
+    def test_bad_input(self, bad):
+        with pytest.raises(ValueError, match="curves"):
+            curve_spread(bad)

@@ -1,0 +1,887 @@
+"""Page "ALiBi": a distance penalty on the attention scores instead of position vectors (A1–A4).
+
+Every number comes from :mod:`positional_core`; this module only chooses what
+to draw. The per-head data (bias matrix and its softmax weights, one head at a
+time, at most 128 × 128) is computed once per (H, T, mask, head, form) and kept
+in a small per-instance cache, so moving the query row only re-selects a row of
+data already computed, and flipping head or form back and forth costs nothing.
+No (H, T, T) array is ever built: the page shows one head's matrix, and builds
+only that.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, ClassVar
+
+import holoviews as hv
+import numpy as np
+import panel as pn
+import param
+from bokeh.models import CustomJSHover
+
+from positional_core.alibi import (
+    alibi_bias_row,
+    alibi_half_lives,
+    alibi_head_bias,
+    alibi_slope_sources,
+    alibi_slopes,
+    alibi_weight_factors,
+)
+from positional_core.attention import softmax
+from positional_core.presets import model_config
+
+from .look import (
+    HIGHLIGHT,
+    OKABE_ITO,
+    WARNING,
+    Figure,
+    QuickCheck,
+    is_dark,
+    join_items,
+    notice_pane,
+    plot_opts,
+)
+from .page import Page
+
+__all__ = ["ALIBI_PRESETS", "AlibiPage"]
+
+#: Real ALiBi models: label → shipped config name (``positional_core.presets``).
+ALIBI_PRESETS: dict[str, str] = {
+    "BLOOM-560m": "bloom-560m",
+    "BLOOM": "bloom",
+    "MPT-7B": "mpt-7b",
+}
+#: Points per decay curve: the curves are exponentials, smooth at any zoom
+#: with a few hundred points on a log axis (128 heads → 25,600 points).
+_CURVE_POINTS = 200
+#: Per-head matrices kept per page (each at most 2 × 128 × 128 floats).
+_CACHE_SIZE = 8
+
+_FORM_LABELS = {"distance": "−m·(i − j)", "column": "+m·j"}
+_MASK_LABELS = {"causal": "causal", "symmetric": "symmetric |i − j|"}
+_SOURCE_COLORS = {"own": OKABE_ITO["blue"], "extra": OKABE_ITO["orange"]}
+
+_KEY = hv.Dimension("key", label="key position j")
+_QUERY = hv.Dimension("query", label="query position i")
+
+# The bias image holds NaN where the causal mask hides a key (−∞ in the core).
+_BIAS_HOVER = CustomJSHover(code="return Number.isNaN(value) ? 'masked (−∞)' : value.toFixed(4)")
+
+_TABLE_CSS = """
+:host { width: 100%; }
+.scroll { max-height: 240px; overflow-y: auto; border: 1px solid rgba(128,128,128,0.35);
+  border-radius: 4px; }
+table { border-collapse: collapse; width: 100%; font-size: 0.9em;
+  font-variant-numeric: tabular-nums; }
+th { position: sticky; top: 0; z-index: 1; background: var(--panel-surface-color, #fff);
+  text-align: right; padding: 3px 8px; border-bottom: 1px solid rgba(128,128,128,0.5); }
+td { text-align: right; padding: 2px 8px; }
+td.src { text-align: left; }
+tr.extra td.src { color: inherit; }
+.swatch { display: inline-block; width: 0.7em; height: 0.7em; border-radius: 50%;
+  margin-right: 0.35em; vertical-align: baseline; }
+"""
+
+
+def _row_outline(i: int, color: str) -> hv.Overlay:
+    """Outline of matrix row ``i``: a dark line with a white core, visible on every
+    colour of the map and on both themes. (Same drawing as the Sinusoidal page's
+    helper; a candidate for ``look.py``.)"""
+    outer = hv.HSpan(i - 0.5, i + 0.5).opts(fill_alpha=0, line_color=color, line_width=4)
+    inner = hv.HSpan(i - 0.5, i + 0.5).opts(fill_alpha=0, line_color="#FFFFFF", line_width=1.5)
+    return outer * inner
+
+
+def _exponent(source: tuple[int, int]) -> Fraction:
+    """``8h/P`` for a slope ``2^(−8h/P)`` (exact, for display)."""
+    power, place = source
+    return Fraction(8 * place, power)
+
+
+def _power_text(source: tuple[int, int], html: bool = True) -> str:
+    """``2^(−8h/P)`` written with its simplified exponent, e.g. ``2^−3`` or ``2^−1/2``."""
+    exp = _exponent(source)
+    text = f"−{exp}" if exp.denominator == 1 else f"−{exp.numerator}/{exp.denominator}"
+    return f"2<sup>{text}</sup>" if html else f"2^{text}"
+
+
+def _slope_text(slope: float, source: tuple[int, int]) -> str:
+    """A slope as ``1/2^k`` when it is one, else four significant digits."""
+    exp = _exponent(source)
+    if exp.denominator == 1:
+        return f"1/{2**exp.numerator:,}"
+    return f"{slope:.4g}"
+
+
+def _num(value: float, digits: int = 4) -> str:
+    """``value`` with ``digits`` significant digits and a true minus sign."""
+    return f"{value:,.{digits}g}".replace("-", "−")
+
+
+def _sci(value: float, digits: int = 2) -> str:
+    """Readable HTML for numbers that may be tiny: ``1.9 × 10<sup>−22</sup>``."""
+    if value == 0 or 1e-3 <= abs(value) < 1e5:
+        return _num(value, digits + 1)
+    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    return f"{_num(float(mantissa), digits)} × 10<sup>{_num(int(exponent))}</sup>"
+
+
+def _difference(value: float) -> str:
+    """A max |Δ| between two computed arrays, in words."""
+    if value == 0:
+        return "0 (not one bit differs)"
+    return f"{_sci(value)} (equal up to rounding)" if value <= 1e-12 else _sci(value)
+
+
+def _form_notes(mask: str) -> list[str]:
+    """Why the bias-form buttons are disabled (shown under them)."""
+    if mask == "causal":
+        return []
+    return [
+        "Bias form is fixed to −m·|i − j|: +m·j equals −m·(i − j) plus a constant per "
+        "row only when the causal mask hides the keys after i."
+    ]
+
+
+@dataclass(frozen=True)
+class _HeadMatrices:
+    """One head's bias matrix (−∞ where masked) and the softmax weights of every row
+    when all content scores are 0, both ``(T, T)``."""
+
+    bias: np.ndarray
+    weights: np.ndarray
+
+
+class AlibiPage(Page):
+    """ALiBi (Press et al. 2021): linear biases on the scores, one slope per head."""
+
+    slug: ClassVar[str] = "alibi"
+    title: ClassVar[str] = "ALiBi"
+    intro: ClassVar[str] = (
+        "ALiBi adds no position vector at all. Each head subtracts a penalty "
+        "proportional to the distance between query and key from the attention score: "
+        "<em>bias = −m·(i − j)</em>. Heads get different slopes m, so some look far back "
+        "and some only at the last few tokens. Because the penalty depends on distance "
+        "only, a model trained on short inputs meets nothing new on long ones."
+    )
+
+    heads = param.Integer(
+        default=8,
+        bounds=(1, 128),
+        label="Heads H",
+        doc="Number of attention heads. Powers of two use 2^(−8h/H); other counts "
+        "follow the reference code's rule (see the slope table).",
+    )
+    head = param.Integer(
+        default=1,
+        bounds=(1, 8),
+        label="Head h",
+        doc="The selected head (1 = steepest slope of the first sequence). At most H.",
+    )
+    seq_len = param.Integer(
+        default=16,
+        bounds=(4, 128),
+        label="Sequence length T (A2, A3)",
+        doc="Number of positions in the bias matrix and the weight bars.",
+    )
+    row = param.Integer(
+        default=12,
+        bounds=(0, 15),
+        label="Query row i (A3)",
+        doc="The query whose attention weights figure A3 shows. At most T − 1.",
+    )
+    mask = param.Selector(
+        default="causal",
+        objects={label: key for key, label in _MASK_LABELS.items()},
+        label="Attention: causal (decoders) or symmetric (encoders)",
+        doc="Causal: each query sees itself and earlier keys (GPT-style decoders). "
+        "Symmetric: every key, with bias −m·|i − j| (bidirectional encoders).",
+    )
+    form = param.Selector(
+        default="distance",
+        objects={label: key for key, label in _FORM_LABELS.items()},
+        label="Bias form",
+        doc="−m·(i − j), the paper's form, or +m·j, what several fast kernels add. "
+        "They differ by m·i, the same for a whole row; needs the causal mask.",
+    )
+    max_distance = param.Integer(
+        default=2048,
+        bounds=(16, 16384),
+        label="Decay curves up to Δ (A4)",
+        doc="Largest distance drawn in figure A4.",
+    )
+    trained_len = param.Integer(
+        default=1024,
+        bounds=(16, 16384),
+        label="Trained length L (A4)",
+        doc="The length the model was trained on (marked in A4; MPT-7B: 2,048).",
+    )
+    distance = param.Integer(
+        default=100,
+        bounds=(1, 16384),
+        label="Distance Δ for the readout (A4)",
+        doc="A key this many positions before the query, for the 'train short, "
+        "test long' readout under A4.",
+    )
+
+    widget_specs: ClassVar[dict[str, dict[str, Any]]] = {
+        "heads": {"type": pn.widgets.IntSlider},
+        "head": {"type": pn.widgets.IntSlider},
+        "seq_len": {"type": pn.widgets.IntSlider},
+        "row": {"type": pn.widgets.IntSlider},
+        "mask": {"type": pn.widgets.RadioButtonGroup, "color": "primary", "variant": "outline"},
+        "form": {"type": pn.widgets.RadioButtonGroup, "color": "primary", "variant": "outline"},
+        "max_distance": {"type": pn.widgets.IntSlider, "throttled": True},
+        "trained_len": {"type": pn.widgets.IntSlider, "throttled": True},
+        "distance": {"type": pn.widgets.IntSlider, "throttled": True},
+    }
+
+    def __init__(self, **params: Any) -> None:
+        # Opaque (the row is sticky), per theme: vermillion tint on light or dark.
+        self._selected_bg = "#5A3A22" if is_dark() else "#F7DCC8"
+        # Per-instance cache of per-head matrices (never shared between sessions).
+        self._matrices: OrderedDict[tuple, _HeadMatrices] = OrderedDict()
+        super().__init__(**params)
+
+    # ------------------------------------------------------------------ rules
+    @classmethod
+    def dynamic_bounds(cls, values: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+        return {"head": (1, values["heads"]), "row": (0, values["seq_len"] - 1)}
+
+    @classmethod
+    def constrain(cls, values: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        fixed = dict(values)
+        notes: list[str] = []
+        if fixed["mask"] == "symmetric" and fixed["form"] == "column":
+            # The core refuses this pair: +m·j matches −m·|i − j| by no per-row
+            # constant, so it is not ALiBi without the causal mask.
+            notes.append(
+                "The +m·j form needs the causal mask; with symmetric attention the "
+                "bias form is −m·|i − j|."
+            )
+            fixed["form"] = "distance"
+        fixed, more = super().constrain(fixed)
+        return fixed, notes + more
+
+    @param.depends("heads", "seq_len", "mask", "form", watch=True)
+    def _keep_consistent(self) -> None:
+        self.keep_consistent()
+
+    # ------------------------------------------------------------- the data
+    @property
+    def causal(self) -> bool:
+        return self.mask == "causal"
+
+    @property
+    def effective_form(self) -> str:
+        """The form drawn: ``form``, except that symmetric attention only has "distance".
+
+        :meth:`constrain` resets ``form`` too; this keeps every view valid even
+        while a watcher has not run yet (the core refuses "column" without the mask).
+        """
+        return self.form if self.causal else "distance"
+
+    def _slopes(self) -> np.ndarray:
+        return alibi_slopes(self.heads)
+
+    def _head_matrices(self, head: int, form: str) -> _HeadMatrices:
+        """Bias and weights of one head for the current H, T and mask (cached)."""
+        key = (self.heads, self.seq_len, self.mask, head, form)
+        hit = self._matrices.get(key)
+        if hit is not None:
+            self._matrices.move_to_end(key)
+            return hit
+        slope = float(self._slopes()[head - 1])
+        bias = alibi_head_bias(slope, self.seq_len, causal=self.causal, form=form)
+        data = _HeadMatrices(bias=bias, weights=softmax(bias, axis=-1))
+        for array in (data.bias, data.weights):
+            array.setflags(write=False)
+        self._matrices[key] = data
+        while len(self._matrices) > _CACHE_SIZE:
+            self._matrices.popitem(last=False)
+        return data
+
+    def _current(self) -> _HeadMatrices:
+        return self._head_matrices(self.head, self.effective_form)
+
+    def _head_label(self, head: int | None = None) -> str:
+        head = self.head if head is None else head
+        slope = float(self._slopes()[head - 1])
+        source = alibi_slope_sources(self.heads)[head - 1]
+        return f"head {head} of {self.heads}, m = {_slope_text(slope, source)}"
+
+    # ------------------------------------------------------- A1 slope chart
+    @param.depends("heads")
+    def _slope_points(self) -> hv.Points:
+        slopes = self._slopes()
+        sources = alibi_slope_sources(self.heads)
+        own = sources[0][0]
+        group = ["own" if p == own else "extra" for p, _ in sources]
+        data = {
+            "h": np.arange(1, self.heads + 1),
+            "slope": slopes,
+            "half_life": alibi_half_lives(slopes),
+            "group": group,
+            "source": [f"2^(−8·{h}/{p}) = {_power_text((p, h), html=False)}" for p, h in sources],
+        }
+        label = {
+            "own": f"{own}-head sequence",
+            "extra": f"every 2nd of {2 * own}",
+        }
+        data["group"] = [label[g] for g in group]
+        return hv.Points(
+            data,
+            kdims=[hv.Dimension("h", label="head h"), hv.Dimension("slope", label="slope m_h")],
+            vdims=["half_life", "group", "source"],
+        ).opts(
+            color="group",
+            cmap={label["own"]: _SOURCE_COLORS["own"], label["extra"]: _SOURCE_COLORS["extra"]},
+            size=8 if self.heads <= 32 else 5,
+            logy=True,
+            yticks=[(2.0**-k, f"1/{2**k}" if k else "1") for k in range(0, 9)],
+            tools=["hover"],
+            hover_tooltips=[
+                ("head h", "@h"),
+                ("slope m", "@slope{0.000000}"),
+                ("as a power of 2", "@source"),
+                ("half-life (positions)", "@half_life{0.0}"),
+                ("from", "@group"),
+            ],
+            legend_position="top",
+            legend_cols=2,
+            legend_opts={"label_text_font_size": "9pt", "spacing": 4},
+            show_legend=True,
+            framewise=True,
+        )
+
+    @param.depends("heads", "head")
+    def _slope_selected(self) -> hv.Points:
+        slope = float(self._slopes()[self.head - 1])
+        return hv.Points(
+            [(self.head, slope)],
+            kdims=[hv.Dimension("h", label="head h"), hv.Dimension("slope", label="slope m_h")],
+        ).opts(
+            marker="circle",
+            size=16,
+            fill_alpha=0,
+            line_color=WARNING,
+            line_width=3,
+            tools=[],
+        )
+
+    @param.depends("heads")
+    def _slope_table(self) -> str:
+        slopes = self._slopes()
+        sources = alibi_slope_sources(self.heads)
+        halves = alibi_half_lives(slopes)
+        own = sources[0][0]
+        rows = []
+        for h, (slope, source, half) in enumerate(zip(slopes, sources, halves, strict=True), 1):
+            power, place = source
+            kind = "own" if power == own else "extra"
+            swatch = f'<span class="swatch" style="background:{_SOURCE_COLORS[kind]}"></span>'
+            rows.append(
+                f'<tr class="{kind}" data-head="{h}"><td>{h}</td>'
+                f"<td>{_slope_text(float(slope), source)}</td>"
+                f"<td>{_power_text(source)}</td>"
+                f'<td class="src">{swatch}{power} heads, place {place}</td>'
+                f"<td>{half:,.1f}</td></tr>"
+            )
+        head = (
+            "<tr><th>head h</th><th>slope m</th><th>as 2<sup>x</sup></th>"
+            '<th class="src" style="text-align:left">from: P heads, place</th>'
+            "<th>half-life ln 2/m</th></tr>"
+        )
+        return f'<div class="scroll"><table>{head}{"".join(rows)}</table></div>'
+
+    @param.depends("head")
+    def _table_highlight_css(self) -> list[str]:
+        # Only this short rule changes with the head: the table itself is re-sent
+        # when H changes, never when another head is selected.
+        return [
+            _TABLE_CSS,
+            # Sticky: the selected row stays in view at the top or bottom edge of
+            # the scrolled table.
+            f'tr[data-head="{self.head}"] td {{ background: {self._selected_bg}; '
+            "font-weight: 700; position: sticky; top: 1.9em; bottom: 0; }",
+        ]
+
+    @param.depends("heads")
+    def _sources_readout(self) -> str:
+        sources = alibi_slope_sources(self.heads)
+        own = sources[0][0]
+        first = (
+            f"Heads 1–{own} use the {own}-head sequence m<sub>h</sub> = 2<sup>−8h/{own}</sup>"
+            if own > 1
+            else "Head 1 uses m = 2<sup>−8</sup> = 1/256"
+        )
+        if own == self.heads:
+            return (
+                f"<b>H = {self.heads}</b> is a power of two. {first}: a geometric sequence "
+                f"from {_slope_text(float(self._slopes()[0]), sources[0])} down to 1/256."
+            )
+        places = join_items(str(h) for _, h in sources[own:])
+        return (
+            f"<b>H = {self.heads}</b> is not a power of two (the reference code's rule). "
+            f"{first}; heads {own + 1}–{self.heads} "
+            f"(<span style='color:{_SOURCE_COLORS['extra']}'>orange</span>) take every other "
+            f"slope of the {2 * own}-head sequence, places {places}: they fall between "
+            "the first ones instead of repeating them, so the slopes are not sorted."
+        )
+
+    # ------------------------------------------------------ A2 bias matrix
+    @param.depends("heads", "head", "seq_len", "mask", "form")
+    def _bias_image(self) -> hv.Image:
+        bias = self._current().bias
+        shown = np.where(np.isinf(bias), np.nan, bias)
+        finite = bias[np.isfinite(bias)]
+        limit = float(np.max(np.abs(finite))) if finite.size else 1.0
+        limit = limit or 1.0
+        t = np.arange(self.seq_len)
+        return hv.Image(
+            (t, t, shown),
+            kdims=[_KEY, _QUERY],
+            vdims=[hv.Dimension("bias", label="bias added to the score")],
+        ).opts(
+            cmap="RdBu_r",
+            clim=(-limit, limit),
+            clipping_colors={"NaN": OKABE_ITO["grey"]},
+            colorbar=True,
+            invert_yaxis=True,
+            tools=["hover"],
+            hover_tooltips=[
+                ("query i", "$y{0}"),
+                ("key j", "$x{0}"),
+                ("bias", "@image{custom}"),
+            ],
+            hover_formatters={"@image": _BIAS_HOVER},
+            framewise=True,
+        )
+
+    @param.depends("row")
+    def _row_highlight(self) -> hv.Overlay:
+        return _row_outline(self.row, HIGHLIGHT)
+
+    @param.depends("heads", "head", "seq_len", "mask", "form")
+    def _bias_readout(self) -> str:
+        bias = self._current().bias
+        masked = int(np.isinf(bias).sum())
+        form = _FORM_LABELS[self.form] if self.causal else "−m·|i − j|"
+        where = (
+            f"{masked:,} of {bias.size:,} cells are future keys, masked (grey): their "
+            "score is −∞, so their weight is exactly 0."
+            if self.causal
+            else "Symmetric attention: no cell is masked; the bias is the same on both "
+            "sides of the diagonal."
+        )
+        return f"<b>{self._head_label()}</b>, bias {form}. {where}"
+
+    # ---------------------------------------------------- A3 weight bars
+    @param.depends("heads", "head", "seq_len", "row", "mask", "form")
+    def _weight_bars(self) -> hv.Overlay:
+        data = self._current()
+        weights = data.weights[self.row]
+        bias = data.bias[self.row]
+        j = np.arange(self.seq_len)
+        bars = hv.Rectangles(
+            {
+                "x0": j - 0.4,
+                "y0": np.zeros(self.seq_len),
+                "x1": j + 0.4,
+                "y1": weights,
+                "j": j,
+                "weight": weights,
+                "bias": np.where(np.isinf(bias), np.nan, bias),
+                "distance": self.row - j,
+            },
+            kdims=["x0", "y0", "x1", "y1"],
+            vdims=["j", "weight", "bias", "distance"],
+        ).opts(
+            color=OKABE_ITO["blue"],
+            line_color=None,
+            tools=["hover"],
+            hover_tooltips=[
+                ("key j", "@j"),
+                ("distance i − j", "@distance"),
+                ("bias", "@bias{custom}"),
+                ("weight", "@weight{0.000000}"),
+            ],
+            hover_formatters={"@bias": _BIAS_HOVER},
+        )
+        layers = [bars]
+        if self.causal and self.row < self.seq_len - 1:
+            layers.insert(
+                0,
+                hv.VSpan(self.row + 0.5, self.seq_len - 0.5).opts(
+                    color=OKABE_ITO["grey"], alpha=0.25, line_alpha=0
+                ),
+            )
+            layers.append(
+                hv.Text(
+                    (self.row + self.seq_len - 1) / 2 + 0.25,
+                    float(weights.max()) * 0.55,
+                    "masked: weight 0",
+                    fontsize=9,
+                    rotation=90,
+                ).opts(color=self._ink)
+            )
+        # The query's own column, behind the bars.
+        layers.insert(0, hv.VLine(self.row).opts(color=OKABE_ITO["grey"], line_dash="dashed"))
+        return hv.Overlay(layers).opts(
+            hv.opts.Overlay(
+                xlim=(-0.7, self.seq_len - 0.3),
+                ylim=(0, float(weights.max()) * 1.08),
+                xlabel="key position j",
+                ylabel="attention weight",
+            )
+        )
+
+    @param.depends("heads", "head", "seq_len", "row", "mask", "form")
+    def _weights_readout(self) -> str:
+        data = self._current()
+        weights = data.weights[self.row]
+        top = int(np.argmax(weights))
+        own = f"The largest weight, {weights[top]:.4f}, goes to key j = {top}"
+        own += " (the query itself)." if top == self.row else "."
+        if not self.causal:
+            return (
+                f"<b>Row i = {self.row}</b>, symmetric −m·|i − j|: weights fall off on both "
+                f"sides of the query. {own} The +m·j form does not exist here: it differs "
+                "from −m·(i − j) by m·i only for keys j ≤ i, so it needs the causal mask."
+            )
+        other = "column" if self.form == "distance" else "distance"
+        mine = data
+        theirs = self._head_matrices(self.head, other)
+        delta = float(np.max(np.abs(mine.weights[self.row] - theirs.weights[self.row])))
+        seen = slice(0, self.row + 1)
+        shift = theirs.bias[self.row, seen] - mine.bias[self.row, seen]
+        spread = float(shift.max() - shift.min())
+        same = "the same weights" if delta <= 1e-12 else "different weights"
+        return (
+            f"<b>Row i = {self.row}</b>: {same} from {_FORM_LABELS['distance']} and "
+            f"{_FORM_LABELS['column']}, max |Δ| = <b>{_difference(delta)}</b>. The two bias "
+            f"rows differ by {_num(abs(float(shift[0])))} on every visible key (spread "
+            f"{_sci(spread)}): that is m·i, a constant for the whole row, and softmax ignores "
+            f"a constant. {own}"
+        )
+
+    # ---------------------------------------------------- A4 decay curves
+    def _distances(self) -> np.ndarray:
+        # Drawing only: where to sample the smooth curves (log-spaced distances).
+        return np.geomspace(0.5, self.max_distance, _CURVE_POINTS)
+
+    @param.depends("heads", "max_distance")
+    def _decay_paths(self) -> hv.Contours:
+        slopes = self._slopes()
+        delta = self._distances()
+        factors = alibi_weight_factors(slopes, delta)
+        halves = alibi_half_lives(slopes)
+        paths = [
+            {"x": delta, "y": factors[h], "head": h + 1, "slope": slopes[h], "half_life": halves[h]}
+            for h in range(self.heads)
+        ]
+        # Contours: one line per head with per-head values (an hv.Path with value
+        # dimensions is split into one segment per vertex).
+        return hv.Contours(
+            paths,
+            kdims=[
+                hv.Dimension("x", label="distance Δ = i − j (positions back, log scale)"),
+                hv.Dimension("y", label="weight factor e^(−m·Δ)"),
+            ],
+            vdims=["head", "slope", "half_life"],
+        ).opts(
+            color=OKABE_ITO["sky"],
+            alpha=0.75,
+            line_width=1.5,
+            tools=["hover"],
+            hover_tooltips=[
+                ("head h", "@head"),
+                ("slope m", "@slope{0.000000}"),
+                ("half-life", "@half_life{0.0} positions"),
+            ],
+        )
+
+    @param.depends("heads", "head", "max_distance")
+    def _decay_selected(self) -> hv.Overlay:
+        slope = float(self._slopes()[self.head - 1])
+        delta = self._distances()
+        factor = alibi_weight_factors([slope], delta)[0]
+        half = float(alibi_half_lives([slope])[0])
+        curve = hv.Curve(
+            {"x": delta, "y": factor},
+            kdims=[hv.Dimension("x", label="distance Δ = i − j (positions back, log scale)")],
+            vdims=[hv.Dimension("y", label="weight factor e^(−m·Δ)")],
+            label=f"head {self.head}",
+        ).opts(color=WARNING, line_width=3.5, tools=[])
+        point = hv.Points([(half, 0.5)], kdims=["x", "y"]).opts(color=WARNING, size=9, tools=[])
+        text = hv.Text(half, 0.56, f" half-life {half:,.1f}", fontsize=10).opts(
+            color=self._ink, text_align="left"
+        )
+        return curve * point * text
+
+    @param.depends("trained_len", "distance", "max_distance")
+    def _decay_marks(self) -> hv.Overlay:
+        half = hv.HLine(0.5).opts(color=OKABE_ITO["grey"], line_dash="dotted", line_width=1)
+        layers: list[Any] = [half]
+        # Drawing only: a label sits on the side of its line with more room.
+        if self.trained_len <= self.max_distance:
+            right = self.trained_len * 4 < self.max_distance
+            layers += [
+                hv.VLine(self.trained_len).opts(
+                    color=self._ink, line_dash="dashed", line_width=1.5
+                ),
+                hv.Text(
+                    self.trained_len,
+                    1.06,
+                    f" L = {self.trained_len:,} " if right else f"L = {self.trained_len:,} ",
+                    fontsize=10,
+                ).opts(color=self._ink, text_align="left" if right else "right"),
+            ]
+        if self.distance <= self.max_distance:
+            right = self.distance < 8
+            layers += [
+                hv.VLine(self.distance).opts(color=OKABE_ITO["green"], line_width=1.5),
+                hv.Text(self.distance, 1.06, f" Δ = {self.distance:,} ", fontsize=10).opts(
+                    color=OKABE_ITO["green"], text_align="left" if right else "right"
+                ),
+            ]
+        return hv.Overlay(layers)
+
+    @param.depends("heads", "head", "trained_len", "distance")
+    def _long_readout(self) -> str:
+        slope = float(self._slopes()[self.head - 1])
+        delta, length = self.distance, self.trained_len
+        near_query = delta  # the query at position Δ, the key at 0
+        far_query = 4 * length + delta  # far past the trained length
+        near = float(alibi_bias_row(slope, near_query, near_query + 1)[0])
+        far = float(alibi_bias_row(slope, far_query, far_query + 1)[far_query - delta])
+        factor, edge = alibi_weight_factors([slope], [delta, length])[0]
+        inside = (
+            f"at query position {near_query:,} (inside the trained length L = {length:,})"
+            if near_query < length
+            else f"at query position {near_query:,}"
+        )
+        new = (
+            f"Δ = {delta:,} is already longer than any distance seen in training "
+            f"(at most L − 1 = {length - 1:,}); its bias simply continues the same line. "
+            if delta >= length
+            else ""
+        )
+        return (
+            f"<b>Train short, test long.</b> For {self._head_label()}, a key Δ = {delta:,} "
+            f"positions back gets bias −m·Δ = <b>{_num(near)}</b> {inside}, and "
+            f"<b>{_num(far)}</b> at query position {far_query:,} (4·L + Δ, far past it): "
+            f"difference {_difference(abs(near - far))}. Its weight factor "
+            f"e<sup>−m·Δ</sup> = {_sci(factor)}. {new}ALiBi has no absolute position "
+            "anywhere, so a longer input shows the model only biases it already knows, plus "
+            "longer distances, where the factor is already small for most heads: "
+            f"e<sup>−m·L</sup> = {_sci(edge)} for this one."
+        )
+
+    # ---------------------------------------------------------------- presets
+    def _go_preset(self, name: str) -> None:
+        config = model_config(name)
+        heads = int(config.get("n_head") or config.get("n_heads"))
+        values = {**self._values(), "heads": heads}
+        if "max_seq_len" in config:
+            values["trained_len"] = int(config["max_seq_len"])
+        self._apply(self.constrain(values)[0])
+
+    def _preset_buttons(self) -> pn.Row:
+        buttons = []
+        for label, name in ALIBI_PRESETS.items():
+            config = model_config(name)
+            heads = int(config.get("n_head") or config.get("n_heads"))
+            button = pn.widgets.Button(
+                label=f"{label}: {heads} heads",
+                color="light",
+                sizing_mode="stretch_width",
+                margin=(2, 4),
+            )
+            button.on_click(lambda _event, name=name: self._go_preset(name))
+            buttons.append(button)
+        return pn.Column(*buttons, sizing_mode="stretch_width")
+
+    def _radio(self, name: str, **extra: Any) -> list[Any]:
+        """A labelled button group for a selector (button groups show no title)."""
+        spec = {k: v for k, v in self.widget_specs[name].items() if k != "type"}
+        return [
+            pn.pane.HTML(
+                f'<span style="font-size: 0.9em">{self.param[name].label}</span>',
+                margin=(8, 10, 2, 10),
+            ),
+            pn.widgets.RadioButtonGroup.from_param(
+                self.param[name], name="", sizing_mode="stretch_width", **spec, **extra
+            ),
+        ]
+
+    def _sliders(self, names: list[str]) -> pn.Param:
+        return pn.Param(
+            self.param,
+            parameters=names,
+            widgets={n: self.widget_specs[n] for n in names},
+            show_name=False,
+            sizing_mode="stretch_width",
+            margin=0,
+        )
+
+    def controls(self) -> pn.viewable.Viewable:
+        """The parameter widgets (built from the parameters), the two selectors with a
+        title above them; the form buttons are disabled with symmetric attention."""
+        if self._controls is None:
+            self._controls = pn.Column(
+                self._sliders(["heads", "head", "seq_len", "row"]),
+                *self._radio("mask"),
+                *self._radio(
+                    "form", disabled=pn.bind(lambda mask: mask == "symmetric", self.param.mask)
+                ),
+                notice_pane(pn.bind(_form_notes, self.param.mask), kind="info"),
+                self._sliders(["max_distance", "trained_len", "distance"]),
+                sizing_mode="stretch_width",
+                margin=0,
+            )
+        return self._controls
+
+    def _extra_controls(self) -> list[Any]:
+        return [
+            pn.pane.Markdown("Real ALiBi models (sets H):", margin=(8, 10, 0, 10)),
+            self._preset_buttons(),
+        ]
+
+    # ---------------------------------------------------------------- figures
+    def _build_figures(self) -> dict[str, Figure]:
+        slopes = (hv.DynamicMap(self._slope_points) * hv.DynamicMap(self._slope_selected)).opts(
+            hv.opts.Overlay(**plot_opts(height=310))
+        )
+        matrix = (hv.DynamicMap(self._bias_image) * hv.DynamicMap(self._row_highlight)).opts(
+            hv.opts.Overlay(**plot_opts(height=340))
+        )
+        bars = hv.DynamicMap(self._weight_bars).opts(
+            hv.opts.Overlay(framewise=True, **plot_opts(height=300))
+        )
+        decay = (
+            hv.DynamicMap(self._decay_paths)
+            * hv.DynamicMap(self._decay_selected)
+            * hv.DynamicMap(self._decay_marks)
+        ).opts(
+            hv.opts.Overlay(
+                logx=True,
+                ylim=(0, 1.12),
+                yticks=[0, 0.25, 0.5, 0.75, 1],
+                framewise=True,
+                show_legend=False,
+                **plot_opts(height=320),
+            )
+        )
+        table = pn.pane.HTML(
+            self._slope_table,
+            stylesheets=self._table_highlight_css,
+            sizing_mode="stretch_width",
+            margin=(4, 10),
+        )
+        return {
+            "slopes": Figure(
+                title="A1 · One slope per head",
+                plot=slopes,
+                caption=(
+                    "Each head h gets a fixed slope m<sub>h</sub> (nothing is learned). For a "
+                    "power-of-two H they form a geometric sequence from 2<sup>−8/H</sup> down "
+                    "to 1/256 (log scale: a straight line). For other H the reference code "
+                    "adds, after the closest smaller power of two P, every other slope of 2P "
+                    "(orange). The table gives each slope, the power of two it comes from and "
+                    "its half-life; the ringed point is the selected head."
+                ),
+                formula=(
+                    r"$$m_h = 2^{-8h/H},\ h = 1,\dots,H"
+                    r"\qquad t_{1/2} = \frac{\ln 2}{m_h}$$"
+                ),
+                controls=("heads", "head"),
+                readout=pn.pane.HTML(
+                    self._sources_readout, sizing_mode="stretch_width", margin=(0, 10)
+                ),
+                extras=(table,),
+            ),
+            "matrix": Figure(
+                title="A2 · The bias matrix of head h",
+                plot=matrix,
+                caption=(
+                    "Row i is a query, column j a key; the colour is the number added to "
+                    "their attention score. With −m·(i − j) the diagonal is 0 and the penalty "
+                    "grows with distance (blue); with +m·j it grows to the right instead "
+                    "(red). Grey cells are future keys hidden by the causal mask. The outline "
+                    "marks the query row shown in A3. The colour scale follows the head."
+                ),
+                formula=(
+                    r"$$\begin{gathered}\mathrm{score}_{ij} = \frac{q_i\cdot k_j}{\sqrt d}"
+                    r" + b_{ij} \\ \text{causal } (j\le i):\ \ b_{ij} = -m\,(i-j)\ \text{ or }"
+                    r"\ {+m\,j} \\ \text{symmetric:}\ \ b_{ij} = -m\,|i-j|\end{gathered}$$"
+                ),
+                controls=("heads", "head", "seq_len", "row", "mask", "form"),
+                readout=pn.pane.HTML(
+                    self._bias_readout, sizing_mode="stretch_width", margin=(0, 10)
+                ),
+            ),
+            "weights": Figure(
+                title="A3 · Attention weights of row i, content scores all 0",
+                plot=bars,
+                caption=(
+                    "If every content score q·k were equal, the bias alone would decide where "
+                    "query i looks: the weights fall off geometrically with distance, by a "
+                    "factor e<sup>−m</sup> per position. Switch the bias form: the matrix in "
+                    "A2 changes completely, these bars do not move at all — the two rows "
+                    "differ by the constant m·i, and softmax ignores a constant."
+                ),
+                formula=(
+                    r"$$w_{ij} = \frac{e^{b_{ij}}}{\sum_{k\le i} e^{b_{ik}}},\qquad "
+                    r"\mathrm{softmax}(x + c) = \mathrm{softmax}(x)$$"
+                ),
+                controls=("heads", "head", "seq_len", "row", "mask", "form"),
+                readout=pn.pane.HTML(
+                    self._weights_readout, sizing_mode="stretch_width", margin=(0, 10)
+                ),
+            ),
+            "decay": Figure(
+                title="A4 · How fast each head forgets",
+                plot=decay,
+                caption=(
+                    "One curve per head: the factor by which its bias scales the weight of a "
+                    "key Δ positions back. On this log distance axis all curves have the same "
+                    "shape, shifted: each halves at its half-life ln 2 / m (dotted line at "
+                    "½). Steep heads see only the last few tokens, shallow heads hundreds. "
+                    "The dashed line is the trained length L, the green one the distance of "
+                    "the readout below."
+                ),
+                formula=r"$$\frac{w_{i,\,i-\Delta}}{w_{ii}} = e^{-m_h\Delta}$$",
+                controls=("heads", "head", "max_distance", "trained_len", "distance"),
+                readout=pn.pane.HTML(
+                    self._long_readout, sizing_mode="stretch_width", margin=(0, 10)
+                ),
+            ),
+        }
+
+    # ----------------------------------------------------------- quick check
+    @param.depends("heads")
+    def _quick_answer(self) -> str:
+        eight = alibi_slopes(8)
+        sources = alibi_slope_sources(8)
+        halves = alibi_half_lives(eight)
+        listed = ", ".join(_slope_text(float(m), s) for m, s in zip(eight, sources, strict=True))
+        current = alibi_slopes(self.heads)
+        return (
+            f"H = 8: m = <b>{listed}</b> (2<sup>−h</sup>). Their half-lives run from "
+            f"<b>{halves[0]:.1f}</b> positions (m = 1/2) to <b>{halves[-1]:.0f}</b> "
+            f"(m = 1/256). With the current H = {self.heads} the slopes run from "
+            f"{current.max():.4g} down to {current.min():.4g}."
+        )
+
+    def _build_quick_check(self) -> QuickCheck:
+        return QuickCheck(
+            question=(
+                "With H = 8 heads, what are the eight slopes, and after how many positions "
+                "has the weight of the shallowest head halved?"
+            ),
+            answer=self._quick_answer,
+        )

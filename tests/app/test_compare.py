@@ -1,0 +1,185 @@
+"""Compare page: the verdicts equal the hand-worked cases and the core's numbers."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import numpy as np
+import pytest
+from bokeh.models import Line, MultiLine, Quad, Scatter
+
+from app.compare import ORDER_PAIR, SCHEME_COLUMNS, ComparePage
+from app.urlstate import page_query
+from positional_core.attention import compare_order_similarity
+from positional_core.learned import learned_parameter_count
+
+
+@pytest.fixture
+def page():
+    return ComparePage()
+
+
+def _text(html: str) -> str:
+    return re.sub(r"<[^>]+>", "", html)
+
+
+def test_one_column_per_scheme_in_order(page):
+    assert [c.key for c in SCHEME_COLUMNS] == ["learned", "sinusoidal", "rope", "alibi"]
+    assert list(page.figures) == [c.key for c in SCHEME_COLUMNS]
+    for column in SCHEME_COLUMNS:
+        assert hasattr(page, f"_verdict_{column.key}") and hasattr(page, f"_figure_{column.key}")
+
+
+def test_hand_worked_case_d128_4096_to_16384(page):
+    # REFERENCE_NUMBERS: 18 of 64 pairs never complete a turn at L = 4,096; run
+    # at 16,384 unscaled they all leave their band; interpolation keeps all in.
+    assert (page.d, page.trained_len, page.target_len, page.base) == (128, 4096, 16384, 10000)
+    rope = page.verdict("rope")
+    assert rope.headline == "18 of 64 pairs leave their band"
+    assert (
+        "<b>18 of 64</b>" in rope.detail and "interpolation (every θ / 4): <b>0</b>" in rope.detail
+    )
+    assert "NTK-aware base 40,890: <b>17</b>" in rope.detail
+    assert rope.kind == "unseen"
+    sinusoidal = page.verdict("sinusoidal")
+    assert sinusoidal.headline == "Defined, but 18 of 64 pairs unseen"
+    assert "<b>1.89 rad</b>" in sinusoidal.detail and "0.473 rad" in sinusoidal.detail
+    learned = page.verdict("learned")
+    assert learned.kind == "breaks" and learned.headline == "No row for 12,288 positions"
+    assert f"{learned_parameter_count(4096, 128):,}" in learned.parameters
+    alibi = page.verdict("alibi")
+    assert alibi.kind == "fine" and "max |Δ| = <b>0</b>" in alibi.detail
+
+
+def test_ntk_at_eight_times_leaves_17_pairs_out(page):
+    page.target_len = 32768
+    rope = page.verdict("rope")
+    assert "<b>18 of 64</b>" in rope.detail
+    assert "interpolation (every θ / 8): <b>0</b>" in rope.detail
+    assert "NTK-aware base 82,685: <b>17</b>" in rope.detail
+
+
+def test_nothing_breaks_at_the_trained_length(page):
+    page.target_len = 4096
+    assert page.verdict("learned").kind == "fine"
+    assert page.verdict("sinusoidal").kind == "fine"
+    assert page.verdict("rope").headline == "Every pair stays in its band"
+    assert "are new" not in page.verdict("alibi").detail
+
+
+def test_verdicts_follow_the_settings(page):
+    page.param.update(trained_len=1024, d=64)
+    assert page.verdict("learned").headline == "No row for 15,360 positions"
+    assert "of 32 pairs" in page.verdict("rope").headline
+
+
+def test_order_verdicts_are_the_cores(page):
+    a, b = ORDER_PAIR
+    for column in SCHEME_COLUMNS:
+        own, base, _ = page.order_check(column)
+        assert own == compare_order_similarity(a, b, column.order_scheme, column.order_causal)
+        assert base == compare_order_similarity(a, b, "none", column.order_causal)
+        assert own < 1 - 1e-6  # every scheme breaks the tie
+    alibi = next(c for c in SCHEME_COLUMNS if c.key == "alibi")
+    assert page.order_check(alibi)[2] == pytest.approx(1.0, abs=1e-12)  # symmetric: reversal-blind
+
+
+def test_summary_table_lists_every_scheme_and_verdict(page):
+    table = page._summary_table()
+    rows = re.findall(r"<tr>(.*?)</tr>", table)
+    assert len(rows) == 1 + len(SCHEME_COLUMNS)
+    for column, row in zip(SCHEME_COLUMNS, rows[1:], strict=True):
+        assert column.title in row
+        assert page.verdict(column.key).short in _text(row)
+    assert "0.508" in table and "0.353" in table  # ALiBi with its causal mask / mask alone
+    assert "1.000: order-blind" in _text(table)
+
+
+def test_each_column_shows_its_verdict(page):
+    for column in SCHEME_COLUMNS:
+        html = page.verdict_html(column)
+        assert page.verdict(column.key).headline in _text(html)
+        assert "Order:" in html
+
+
+def test_figures_draw_the_core_numbers(page, render, sources):
+    learned = render(page.figures["learned"].plot)
+    (quad,) = sources(learned, Quad)
+    assert list(quad.data["count"]) == [4096, 12288]
+    rope = render(page.figures["rope"].plot)
+    scatters = {s.data["method"][0]: s for s in sources(rope, Scatter)}
+    assert set(scatters) == {"none", "interpolation", "NTK-aware"}
+    assert (np.asarray(scatters["none"].data["out"]) == "yes").sum() == 18
+    assert (np.asarray(scatters["interpolation"].data["out"]) == "yes").sum() == 0
+    np.testing.assert_allclose(scatters["none"].data["excess"], 4.0)
+    alibi = render(page.figures["alibi"].plot)
+    trained, served = sorted(sources(alibi, Line), key=lambda s: len(s.data["delta"]))
+    slope = 1 / 256
+    np.testing.assert_allclose(trained.data["bias"], -slope * np.asarray(trained.data["delta"]))
+    np.testing.assert_allclose(served.data["bias"], -slope * np.asarray(served.data["delta"]))
+    sinusoidal = render(page.figures["sinusoidal"].plot)
+    assert sources(sinusoidal, MultiLine) or sources(sinusoidal, Line)
+
+
+def test_target_shorter_than_trained_is_raised(page):
+    notes = page.apply_query({"trained_len": "8192", "target_len": "1024"})
+    assert (page.trained_len, page.target_len) == (8192, 8192)
+    assert any("shorter than the trained length" in n for n in notes)
+    page.trained_len = 65536
+    assert page.target_len == 65536
+
+
+def test_url_state_round_trip(page):
+    page.param.update(trained_len=2048, target_len=65536, d=96, base=500_000, heads=12)
+    query = page_query("compare", page, page.control_names())
+    other = ComparePage()
+    assert other.apply_query(query) == []
+    assert other._values() == page._values()
+
+
+@pytest.mark.parametrize(
+    ("query", "expected", "note"),
+    [
+        ({"target_len": "5000"}, {"target_len": 4096}, "nearest"),
+        ({"target_len": "1e30"}, {"target_len": 1048576}, "nearest"),
+        ({"trained_len": "abc"}, {"trained_len": 4096}, "not a number"),
+        ({"d": "127"}, {"d": 126}, "odd"),
+        ({"d": "100000"}, {"d": 512}, "outside 4…512"),
+        ({"heads": "-5"}, {"heads": 1}, "outside 1…128"),
+        ({"base": "7"}, {"base": 1000}, "nearest"),
+    ],
+)
+def test_url_values_are_clamped_or_ignored_with_a_note(page, query, expected, note):
+    notes = page.apply_query(query)
+    for key, value in expected.items():
+        assert getattr(page, key) == value
+    assert any(note in n for n in notes), notes
+    for column in SCHEME_COLUMNS:
+        page.verdict_html(column)
+
+
+def test_largest_settings_answer_within_a_second(page):
+    page.apply_query(
+        {
+            "trained_len": "128",
+            "target_len": "1048576",
+            "d": "512",
+            "base": "1000000",
+            "heads": "128",
+        }
+    )
+    assert page.target_len / page.trained_len == 8192
+    start = time.perf_counter()
+    page._verdicts.clear()
+    for column in SCHEME_COLUMNS:
+        page.verdict_html(column)
+        getattr(page, f"_figure_{column.key}")()
+    page._summary_table()
+    assert time.perf_counter() - start < 1.0
+    assert "0 after interpolation" in page.verdict("rope").short
+
+
+def test_quick_check_answer(page):
+    answer = page._quick_answer()
+    assert "<b>18 of 64</b>" in answer and "<b>0</b> after position interpolation" in answer

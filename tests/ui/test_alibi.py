@@ -1,0 +1,104 @@
+"""ALiBi page in a real browser: H → curves, bias form → same weights, links."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+# Data of the glyph renderers of one Bokeh glyph type, read from the page's
+# Bokeh document (what the browser draws, not what the server meant to send).
+_GLYPH_DATA = """
+(type) => {
+  const out = [];
+  for (const doc of Bokeh.documents) {
+    for (const m of doc.all_models) {
+      if (m.glyph && m.glyph.constructor.__name__ === type) {
+        const data = {};
+        for (const [k, v] of Object.entries(m.data_source.data)) data[k] = Array.from(v);
+        out.push(data);
+      }
+    }
+  }
+  return out;
+}
+"""
+
+
+def _glyphs(page: Page, glyph_type: str) -> list[dict]:
+    return page.evaluate(_GLYPH_DATA, glyph_type)
+
+
+@pytest.fixture
+def errors(page: Page) -> list[str]:
+    found: list[str] = []
+    page.on("console", lambda m: found.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: found.append(str(e)))
+    return found
+
+
+def _open(page: Page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("canvas", state="attached", timeout=30_000)
+    expect(page.get_by_text("A4 · How fast each head forgets")).to_be_visible(timeout=30_000)
+
+
+def _slider_handle(page: Page, title: str):
+    group = page.locator(".bk-input-group", has=page.locator(".bk-slider-title", has_text=title))
+    return group.locator(".noUi-handle").first
+
+
+def test_heads_to_12_draws_12_curves_and_form_keeps_weights(server, page: Page, errors):
+    _open(page, f"{server['url']}?page=alibi")
+    expect(page.get_by_text("H = 8 is a power of two")).to_be_visible()
+    assert [len(d["xs"]) for d in _glyphs(page, "MultiLine")] == [8]
+
+    handle = _slider_handle(page, "Heads H")
+    handle.focus()
+    for _ in range(4):
+        handle.press("ArrowRight")
+    expect(page.get_by_text("Heads H: 12")).to_be_visible()
+    expect(page.get_by_text("H = 12 is not a power of two")).to_be_visible(timeout=10_000)
+    page.wait_for_function(
+        """() => { for (const doc of Bokeh.documents) for (const m of doc.all_models)
+             if (m.glyph && m.glyph.constructor.__name__ === 'MultiLine')
+               return m.data_source.data.xs.length === 12;
+           return false; }""",
+        timeout=10_000,
+    )
+    (curves,) = _glyphs(page, "MultiLine")
+    assert len(curves["xs"]) == 12 and curves["head"] == list(range(1, 13))
+
+    (before,) = _glyphs(page, "Quad")
+    image_before = _glyphs(page, "Image")
+    page.get_by_role("button", name="+m·j").click()
+    expect(page.get_by_text("the same weights from")).to_be_visible()
+    page.wait_for_function(
+        """(old) => { for (const doc of Bokeh.documents) for (const m of doc.all_models)
+             if (m.glyph && m.glyph.constructor.__name__ === 'Image') {
+               const img = m.data_source.data.image[0];
+               return img && Array.from(img).some((v, i) => !Number.isNaN(v) && v !== old[i]);
+             }
+           return false; }""",
+        arg=[v for v in image_before[0]["image"][0]],
+        timeout=10_000,
+    )
+    (after,) = _glyphs(page, "Quad")
+    assert max(abs(a - b) for a, b in zip(after["weight"], before["weight"], strict=True)) <= 1e-12
+    page.wait_for_url("**heads=12*form=column*", timeout=10_000)
+
+    assert "Traceback" not in page.content()
+    assert errors == []
+
+
+def test_link_opens_symmetric_state_with_form_disabled(server, page: Page, errors):
+    _open(page, f"{server['url']}?page=alibi&heads=16&head=12&mask=symmetric&form=column")
+    expect(page.get_by_text("H = 16 is a power of two")).to_be_visible()
+    expect(page.get_by_text("Head h: 12")).to_be_visible()
+    # the link asked for +m·j with symmetric attention: refused, with a note
+    expect(page.get_by_text("The +m·j form needs the causal mask")).to_be_visible()
+    expect(page.get_by_role("button", name="+m·j")).to_be_disabled()
+    expect(page.get_by_text("Bias form is fixed to −m·|i − j|")).to_be_visible()
+    image = _glyphs(page, "Image")[0]["image"][0]
+    assert not any(v != v for v in image)  # symmetric: no masked (NaN) cell
+    assert "Traceback" not in page.content()
+    assert errors == []

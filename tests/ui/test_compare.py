@@ -1,0 +1,69 @@
+"""Compare page in a real browser: four verdicts, a link, a slider."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+VERDICTS = (
+    "No row for 12,288 positions",
+    "Defined, but 18 of 64 pairs unseen",
+    "18 of 64 pairs leave their band",
+    "Nothing new at any trained distance",
+)
+
+
+@pytest.fixture
+def errors(page: Page) -> list[str]:
+    found: list[str] = []
+    page.on("console", lambda m: found.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: found.append(str(e)))
+    return found
+
+
+def test_four_verdicts_and_the_summary(server, page: Page, errors):
+    page.goto(f"{server['url']}?page=compare")
+    page.wait_for_selector("canvas", state="attached", timeout=30_000)
+    for title in ("Learned table", "Sinusoidal codes", "RoPE", "ALiBi"):
+        expect(page.locator(".card-title", has_text=title).first).to_be_visible(timeout=30_000)
+    for verdict in VERDICTS:
+        expect(page.locator(".badge", has_text=verdict)).to_be_visible()
+    expect(page.get_by_text("Summary: what each scheme adds")).to_be_visible()
+    expect(page.locator("td", has_text="0 after interpolation, 17 with NTK")).to_be_visible()
+    assert (
+        page.evaluate(
+            """() => { let n = 0; for (const doc of Bokeh.documents) for (const m of doc.all_models)
+             if (m.constructor.__name__ === 'Plot' || m.constructor.__name__ === 'Figure') n++;
+           return n; }"""
+        )
+        >= 4
+    )
+
+    # L′ one step up with the keyboard: 16,384 → 32,768, the verdicts follow.
+    # A DiscreteSlider is a column (its label, then a slider): the innermost
+    # column holding the label holds its handle.
+    column = page.locator(
+        ".bk-panel-models-layout-Column", has=page.get_by_text("Target length L′")
+    ).last
+    handle = column.locator(".noUi-handle").first
+    handle.focus()
+    handle.press("ArrowRight")
+    expect(page.locator(".badge", has_text="No row for 28,672 positions")).to_be_visible(
+        timeout=10_000
+    )
+    expect(page.get_by_text("NTK-aware base 82,685")).to_be_visible()
+    page.wait_for_url("**target_len=32768*", timeout=10_000)
+    assert "Traceback" not in page.content()
+    assert errors == []
+
+
+def test_link_opens_its_state(server, page: Page, errors):
+    page.goto(f"{server['url']}?page=compare&trained_len=2048&target_len=2048&d=64")
+    page.wait_for_selector("canvas", state="attached", timeout=30_000)
+    expect(page.locator(".badge", has_text="Every position has a row")).to_be_visible(
+        timeout=30_000
+    )
+    expect(page.locator(".badge", has_text="Every pair stays in its band")).to_be_visible()
+    expect(page.get_by_text("Head dimension d (even): 64")).to_be_visible()
+    assert "Traceback" not in page.content()
+    assert errors == []

@@ -1,0 +1,139 @@
+"""RoPE page in a real browser: buttons grow the log, a dragged tip moves the score, links."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .helpers import new_server_errors
+
+# Screen position of a data point of R1 (the figure with the point-draw tool),
+# from the figure's own scales: where the browser really draws it.
+_R1_SCREEN = """
+([x, y]) => {
+  const roots = Bokeh.index.values ? [...Bokeh.index.values()] : Object.values(Bokeh.index);
+  for (const root of roots) {
+    for (const view of root.owner.all_views ? root.owner.all_views() : []) {
+      const tools = view.model && view.model.toolbar ? view.model.toolbar.tools : [];
+      if (tools.some((t) => t.type === 'PointDrawTool')) {
+        const box = view.canvas_view.el.getBoundingClientRect();
+        return [box.left + view.frame.x_scale.compute(x), box.top + view.frame.y_scale.compute(y)];
+      }
+    }
+  }
+  return null;
+}
+"""
+
+
+@pytest.fixture
+def errors(page: Page) -> list[str]:
+    found: list[str] = []
+    page.on("console", lambda m: found.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: found.append(str(e)))
+    return found
+
+
+def _open(page: Page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("canvas", state="attached", timeout=30_000)
+    expect(page.get_by_text("R4 · Rotate with one layout, read with the other")).to_be_visible(
+        timeout=30_000
+    )
+    page.wait_for_function(f"() => ({_R1_SCREEN.strip()})([0, 0]) !== null", timeout=30_000)
+
+
+def _score(page: Page) -> str:
+    return page.locator(".rope-score").inner_text()
+
+
+def _log_rows(page: Page) -> list[list[str]]:
+    rows = page.locator(".rope-log tbody tr")
+    return [[c.strip() for c in rows.nth(i).inner_text().split("\t")] for i in range(rows.count())]
+
+
+def test_buttons_log_slider_and_drag(server, page: Page, errors):
+    offset = server["log"].stat().st_size
+    _open(page, f"{server['url']}?page=rope")
+    expect(page.locator(".rope-score")).to_contain_text("= 0.479")
+    expect(page.get_by_text("The log is empty")).to_be_visible()
+
+    page.get_by_role("button", name="Shift both by +1").click()
+    expect(page.locator(".rope-log tbody tr")).to_have_count(2)
+    assert _log_rows(page) == [
+        ["shift both +1", "3", "2", "−1", "0.50", "0.479"],
+        ["before", "2", "1", "−1", "0.50", "0.479"],
+    ]
+    page.get_by_role("button", name="Swap m and n").click()
+    expect(page.locator(".rope-log tbody tr")).to_have_count(3)
+    assert _log_rows(page)[0] == ["swap m and n", "2", "3", "1", "0.50", "−0.479"]
+    expect(page.locator(".rope-score")).to_contain_text("= −0.479")
+    expect(page.get_by_text("Query position m: 2")).to_be_visible()
+    page.wait_for_url(re.compile(r"[?&]m=2&n=3(&|$)"), timeout=10_000)
+
+    page.get_by_role("button", name="Clear log").click()
+    expect(page.get_by_text("The log is empty")).to_be_visible()
+
+    # A slider moved with the keyboard: m → 3 turns the query, the score changes.
+    handle = page.locator(
+        ".bk-input-group", has=page.locator(".bk-slider-title", has_text="Query position m")
+    ).locator(".noUi-handle")
+    handle.focus()
+    handle.press("ArrowRight")
+    expect(page.get_by_text("Query position m: 3")).to_be_visible()
+    expect(page.locator(".rope-score")).to_contain_text("= 0.000")
+    handle.press("ArrowLeft")
+    expect(page.locator(".rope-score")).to_contain_text("= −0.479")
+
+    # Drag the tip of q down to (0, −1.2): the score follows while the button is held.
+    before = _score(page)
+    start = page.evaluate(_R1_SCREEN, [1.0, 0.0])  # the tip of q
+    end = page.evaluate(_R1_SCREEN, [0.0, -1.2])
+    page.mouse.move(*start)
+    page.mouse.down()
+    for i in range(1, 9):
+        page.mouse.move(
+            start[0] + (end[0] - start[0]) * i / 16, start[1] + (end[1] - start[1]) * i / 16
+        )
+        page.wait_for_timeout(30)
+    # Still holding the button: the server has already followed the tip.
+    expect(page.locator(".rope-score")).not_to_have_text(before, timeout=5_000)
+    mid = _score(page)
+    for i in range(9, 17):
+        page.mouse.move(
+            start[0] + (end[0] - start[0]) * i / 16, start[1] + (end[1] - start[1]) * i / 16
+        )
+        page.wait_for_timeout(30)
+    page.mouse.up()
+    # q = 1.2 · (0, −1): score = −1.2 · cos(0.5) = −1.053
+    expect(page.locator(".rope-score")).to_contain_text("= −1.053", timeout=10_000)
+    assert mid != _score(page)
+    expect(page.get_by_text("Query content: direction (°): -90")).to_be_visible()
+    page.wait_for_url(re.compile(r"q_angle=-90(&|$).*q_len=1\.2"), timeout=10_000)
+
+    assert "Traceback" not in page.content()
+    assert errors == []
+    assert new_server_errors(server["log"], offset) == ""
+
+
+def test_link_opens_that_state(server, page: Page, errors):
+    _open(
+        page,
+        f"{server['url']}?page=rope&m=105&n=102&theta=1&q_angle=0&k_angle=0"
+        "&d=128&base=500000&layout=half-split&seed=7&start=20000&max_distance=512"
+        "&pair=%3Cb%3Eabc",
+    )
+    # q = k = (1, 0), θ = 1, m − n = 3: score = cos 3
+    expect(page.locator(".rope-score")).to_contain_text("= −0.990")
+    expect(page.get_by_text("Base (rope_theta): 500,000")).to_be_visible()
+    expect(page.get_by_text("Head dimension d (even): 128")).to_be_visible()
+    expect(page.get_by_text("Keys rotated half-split, query rotated interleaved")).to_be_visible()
+    expect(page.get_by_text("seed 7; half-split layout")).to_be_visible()
+
+    # one value of the link could not be used: said so, the rest applied
+    expect(page.get_by_text("Some settings were changed")).to_be_visible()
+    expect(page.get_by_text("pair='<b>abc' is not a number; ignored.")).to_be_visible()
+    assert "Traceback" not in page.content()
+    assert errors == []
