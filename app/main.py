@@ -15,6 +15,7 @@ import param
 
 from .alibi import AlibiPage
 from .compare import ComparePage
+from .extension import ExtensionPage
 from .look import FONT_STACK, OKABE_ITO, notice_pane
 from .order import OrderPage
 from .page import Page
@@ -36,6 +37,7 @@ PAGES: dict[str, type[Page]] = {
         OrderPage,
         SinusoidalPage,
         RopePage,
+        ExtensionPage,
         AlibiPage,
         ComparePage,
     )

@@ -1,0 +1,533 @@
+"""Context-extension page: presets, scaling methods, bands, pasted configs, links."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+
+import holoviews as hv
+import numpy as np
+import pytest
+from bokeh.models import Legend
+from panel.io.state import set_curdoc
+
+from app.extension import MAX_TARGET, ExtensionPage, scaling_call
+from app.urlstate import page_query
+from positional_core.extension import never_complete_turn, ntk_scaled_base, out_of_band
+from positional_core.hf_config import NoRopeError, read_rope_config, rope_from_hf_config
+from positional_core.presets import MODEL_CONFIG_NAMES, model_config
+from positional_core.rope import rope_frequencies, wavelengths
+
+ROPE_PRESETS = [
+    n
+    for n in MODEL_CONFIG_NAMES
+    if n not in {"gpt2", "bert-base-uncased", "bloom", "bloom-560m", "mpt-7b", "t5-base"}
+]
+NO_ROPE = {
+    "gpt2": "sinusoidal",
+    "bert-base-uncased": "sinusoidal",
+    "bloom": "alibi",
+    "bloom-560m": "alibi",
+    "mpt-7b": "alibi",
+    "t5-base": "relative",
+}
+
+
+@pytest.fixture
+def page():
+    return ExtensionPage()
+
+
+def _elements(overlay, group):
+    return [e for e in overlay if e.group == group]
+
+
+# ------------------------------------------------------------- reference numbers
+def test_default_is_the_worked_example(page):
+    """d = 128, base 10,000, L = 4,096, served at 16,384 with no scaling."""
+    assert (page.d, page.base, page.trained_len, page.target_len) == (128, 10_000, 4096, 16_384)
+    s = page.summary()
+    assert s["never_complete"] == 18
+    assert s["out_of_band_before"] == s["out_of_band_after"] == 18
+    assert s["pairs"] == 64
+    # The slowest pair reaches four times its trained maximum (1.89 rad).
+    lines = page.angle_lines(63)
+    assert lines["default"][1][-1] == pytest.approx(1.89, abs=0.005)
+    assert "<b>18</b> of 64" in page._schedule_readout()
+    assert "<b>18</b> of 64" in page._quick_answer()
+
+
+def test_ntk_base_for_eight_times_the_length(page):
+    page.target_len = 8 * 4096
+    assert page.factor == 8.0
+    page.method = "ntk"
+    s = page.summary()
+    assert round(s["ntk_base"]) == 82_685 == round(ntk_scaled_base(10_000, 8, 128))
+    assert "82,685" in page._methods_readout()
+    # Only the slowest pair is slowed by exactly s: 17 pairs still leave the band;
+    # interpolation keeps all of them in.
+    assert s["slowest_slowdown"] == pytest.approx(8.0)
+    assert s["fastest_scaled_angle_per_token"] == 1.0
+    assert s["out_of_band_after"] == s["out_of_band_ntk"] == 17
+    assert s["out_of_band_linear"] == 0
+    page.target_len = 4 * 4096
+    assert round(page.summary()["ntk_base"], -2) == 40_900
+
+
+def test_interpolation_slows_the_fastest_pair_to_one_over_s(page):
+    page.method = "linear"
+    s = page.summary()
+    assert s["fastest_scaled_angle_per_token"] == pytest.approx(0.25)
+    assert s["out_of_band_after"] == 0
+    assert "1 → <b>0.25</b> rad" in page._methods_readout()
+
+
+def test_factor_and_target_drive_each_other(page):
+    page.factor = 8.0
+    assert page.target_len == 32_768
+    page.target_len = 65_536
+    assert page.factor == 16.0
+    page.trained_len = 8192  # L moves, L′ stays: s follows
+    assert (page.target_len, page.factor) == (65_536, 8.0)
+    page.trained_len = 131_072  # past L′: L′ is pulled up to L
+    assert page.target_len == 131_072 and page.factor == 1.0
+    assert page.param.target_len.bounds[0] == 131_072
+
+
+def test_served_length_follows_the_target_when_at_it(page):
+    assert page.served_len == page.target_len
+    page.target_len = 20_000
+    assert page.served_len == 20_000
+    page.served_len = 5000
+    page.target_len = 30_000
+    assert page.served_len == 5000
+    page.target_len = 4096
+    assert page.served_len == 4096  # clamped to L′
+
+
+# ------------------------------------------------------------------ presets
+@pytest.mark.parametrize("name", ROPE_PRESETS)
+def test_preset_fills_controls_and_numbers_equal_the_core(page, name):
+    config = model_config(name)
+    info = read_rope_config(config)
+    page.preset = "custom"
+    page.preset = name
+    assert page.d == info.rotary_dim
+    assert page.base == info.base
+    assert page.trained_len == info.trained_len
+    assert page.factor == info.factor
+    assert page.method == info.rope_type
+    assert page.target_len == max(
+        info.max_position_embeddings, round(info.factor * info.trained_len)
+    )
+    assert page.pair == info.n_pairs - 1
+    sch = page.schedule()
+    inv_freq, attention = rope_from_hf_config(config, seq_len=page.served_len)
+    np.testing.assert_array_equal(sch.scaled, inv_freq)
+    assert sch.attention == attention
+    np.testing.assert_array_equal(sch.theta, info.default_inv_freq())
+    assert page.changed_since_load() == []
+    assert page.config_warnings == []
+    html = page._model_html()
+    assert f"{info.head_dim:,}" in html and f"{info.trained_len:,}" in html
+    assert f"<code>{info.rope_type}</code>" in html
+
+
+def test_qwen_128k_block_targets_factor_times_trained_length(page):
+    page.preset = "qwen2.5-7b-instruct-yarn-128k"
+    assert (page.trained_len, page.factor, page.target_len) == (32_768, 4.0, 131_072)
+    assert page.summary()["attention_factor"] == pytest.approx(0.1 * np.log(4) + 1)
+    low, high = page.summary()["yarn_range"]
+    assert 0 <= low < high
+
+
+def test_llama31_serves_twice_what_its_factor_covers(page):
+    """Llama 3.1: s = 8 on L = 8,192, maximum length 131,072 = 16 L."""
+    page.preset = "llama-3.1-8b"
+    assert (page.trained_len, page.factor, page.target_len) == (8192, 8.0, 131_072)
+    s = page.summary()
+    assert s["llama3_bands"] == {"high": 29, "medium": 6, "low": 29}
+    # Its 29 interpolated pairs reach twice their trained edge at 131,072.
+    assert s["out_of_band_after"] == 29
+    assert "L′/L" in page._methods_readout()
+
+
+def test_partial_rotary_and_longrope_presets(page):
+    page.preset = "phi-2"
+    assert (page.d, page.model.info.head_dim) == (32, 80)
+    page.preset = "phi-3.5-mini-instruct"
+    assert page.d == 96 and page.method == "longrope"
+    page.served_len = 4096  # short factors up to L
+    short = rope_from_hf_config(model_config("phi-3.5-mini-instruct"), seq_len=4096)
+    np.testing.assert_array_equal(page.schedule().scaled, short[0])
+    assert "<b>short</b>" in page._methods_readout()
+
+
+@pytest.mark.parametrize("name", sorted(NO_ROPE))
+def test_models_without_rope_say_so_and_link_their_page(page, name):
+    before = page._values()
+    page.preset = name
+    assert isinstance(page.model.no_rope, NoRopeError)
+    html = page._model_html()
+    assert "has no RoPE" in html
+    assert f'href="?page={NO_ROPE[name]}"' in html
+    after = page._values()
+    assert {k: v for k, v in after.items() if k != "preset"} == {
+        k: v for k, v in before.items() if k != "preset"
+    }
+
+
+def test_edits_after_a_preset_are_listed_and_reset(page):
+    page.preset = "llama-3.1-8b"
+    page.high_freq_factor = 8.0
+    page.d = 64
+    changed = {name for name, _, _ in page.changed_since_load()}
+    assert changed == {"d", "high_freq_factor"}
+    assert "Changed since the model was loaded" in page._model_html()
+    page.reload_preset()
+    assert (page.d, page.high_freq_factor) == (128, 4.0)
+    assert page.changed_since_load() == []
+
+
+# ------------------------------------------------------------------ figures
+def test_schedule_figure_colours_pairs_by_band(page):
+    overlay = page._schedule_plot()
+    (dots,) = _elements(overlay, "Pairs")
+    np.testing.assert_allclose(
+        dots.dimension_values("wavelength"), wavelengths(rope_frequencies(128))
+    )
+    status = list(dots.dimension_values("status"))
+    assert status.count("no full turn; unseen angles at L′") == 18
+    assert status.count("full turns within L") == 46
+    (diamonds,) = _elements(overlay, "Scaled")
+    assert len(diamonds) == 0  # nothing scaled with no method
+    page.method = "linear"
+    overlay = page._schedule_plot()
+    (diamonds,) = _elements(overlay, "Scaled")
+    np.testing.assert_allclose(
+        diamonds.dimension_values("wavelength"), 4 * wavelengths(rope_frequencies(128))
+    )
+    status = list(_elements(overlay, "Pairs")[0].dimension_values("status"))
+    assert status.count("no full turn; in band at L′") == 18
+
+
+def test_band_chart_lines_are_exact_with_few_points_up_to_a_million(page):
+    page.target_len = MAX_TARGET
+    for method in ("default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope"):
+        page.method = method
+        i = page.pair
+        sch = page.schedule()
+        lines = page.angle_lines()
+        assert set(lines) >= {"default", "linear", "ntk", method}
+        for _key, (x, y) in lines.items():
+            assert len(x) <= 64 and x[0] == 0 and x[-1] == sch.target_len
+            assert y[0] == 0
+        T = sch.target_len
+        assert lines["default"][1][-1] == sch.theta[i] * T
+        assert lines["linear"][1][-1] == pytest.approx(sch.theta[i] * T / sch.factor)
+        if method == "dynamic":
+            # The last sampled length is L′ itself, at the core's dynamic speed there.
+            served = dict(page._values(), served_len=T)
+            assert lines["dynamic"][1][-1] == pytest.approx(
+                scaling_call(served, "dynamic")[0][i] * T
+            )
+        elif method != "longrope":
+            assert lines[method][1][-1] == pytest.approx(sch.scaled[i] * T)
+
+
+def test_band_chart_highlights_the_selected_method(page, render, document):
+    plot = render(page.figures["band"].plot)
+    document.add_root(plot.state)
+
+    def legend_labels():
+        return [item.label.value for legend in plot.state.select(Legend) for item in legend.items]
+
+    assert "no scaling (selected)" in legend_labels()
+    page.method = "yarn"
+    labels = legend_labels()
+    assert "YaRN (selected)" in labels and "no scaling (selected)" not in labels
+    (selected,) = _elements(page._band_plot(), "Selected")
+    _, y = page.angle_lines()["yarn"]
+    np.testing.assert_allclose(selected.dimension_values("angle"), y)
+    (band,) = _elements(page._band_plot(), "Band")
+    edge = page.schedule().trained_edge[page.pair]
+    assert band.data.iloc[0, 1] == pytest.approx(edge)
+
+
+def test_method_change_patches_the_plots_without_rebuilding(page, render):
+    plot = render(page.figures["band"].plot)
+    before = set(plot.subplots)
+    for method in ("yarn", "llama3", "dynamic", "longrope", "default"):
+        page.method = method
+    assert set(plot.subplots) == before
+
+
+def test_slowdown_figure_and_ramp(page):
+    page.method = "yarn"
+    overlay = page._slowdown_plot()
+    (line,) = [e for e in _elements(overlay, "Selected") if isinstance(e, hv.Curve)]
+    sch = page.schedule()
+    np.testing.assert_allclose(line.dimension_values("slowdown"), sch.theta / sch.scaled)
+    ramp = page._ramp_plot().dimension_values("ramp")
+    low, high = sch.yarn_range
+    assert ramp[0] == 0 and ramp[-1] == 1
+    assert ramp[int(np.floor(low))] == 0 and ramp[min(int(np.ceil(high)), 63)] == 1
+    assert "YaRN ramp" in page._methods_readout()
+
+
+def test_longrope_pins_d_to_its_factors(page):
+    page.method = "longrope"
+    assert page.d == 96
+    assert page.pair == 47  # the slowest pair stays the slowest
+    assert any("LongRoPE" in n for n in page.notes)
+    page.d = 128
+    assert page.d == 96
+
+
+def test_rules_keep_method_parameters_valid(page):
+    page.beta_fast = 2.0
+    page.beta_slow = 8.0
+    assert page.beta_slow == 2.0
+    page.low_freq_factor = 8.0
+    assert page.high_freq_factor > page.low_freq_factor
+    page.attention_factor = 0.0001
+    assert page.attention_factor == 0.001
+    for method in ("yarn", "llama3", "longrope"):
+        page.method = method
+        assert page.schedule().notes == ()
+
+
+def test_csv_is_the_core_table(page):
+    page.method = "linear"
+    rows = list(csv.DictReader(io.StringIO(page._csv().read())))
+    assert len(rows) == 64
+    assert list(rows[0]) == [
+        "pair",
+        "theta",
+        "wavelength",
+        "trained_max_angle",
+        "target_max_angle_unscaled",
+        "scaled_theta",
+        "scaled_wavelength",
+        "target_max_angle",
+        "never_completes_turn",
+        "out_of_band_unscaled",
+        "out_of_band",
+    ]
+    sch = page.schedule()
+    np.testing.assert_array_equal([float(r["theta"]) for r in rows], sch.theta)
+    np.testing.assert_array_equal([float(r["scaled_theta"]) for r in rows], sch.scaled)
+    theta = rope_frequencies(128)
+    np.testing.assert_allclose(sch.scaled, theta / 4, rtol=1e-14)
+    np.testing.assert_array_equal(
+        [r["never_completes_turn"] == "true" for r in rows], never_complete_turn(theta, 4096)
+    )
+    np.testing.assert_array_equal(
+        [r["out_of_band_unscaled"] == "true" for r in rows], out_of_band(theta, 4096, 16_384)
+    )
+    assert not any(r["out_of_band"] == "true" for r in rows)
+
+
+# ------------------------------------------------------------ pasted configs
+BAD_CONFIGS = {
+    "invalid JSON": ('{"hidden_size": 4096,', "line 1, column 22"),
+    "empty": ("   ", "config is empty"),
+    "too large": ("{" + " " * 300_000 + "}", "the limit is 262,144 bytes"),
+    "not UTF-8": (b'{"hidden_size": 4096, "x": "\xff"}', "not UTF-8"),
+    "NaN": ('{"hidden_size": NaN}', "NaN, which is not valid JSON"),
+    "Infinity": ('{"head_dim": 128, "rope_theta": Infinity}', "Infinity"),
+    "an array": ("[1, 2]", "must be a JSON object"),
+    "too deep": ('{"a":' * 30 + "1" + "}" * 30, "nested deeper than 20"),
+    "no head size": (
+        '{"num_attention_heads": 32, "max_position_embeddings": 4096}',
+        "hidden_size is missing",
+    ),
+    "number as string": (
+        '{"hidden_size": "4096", "num_attention_heads": 32, "max_position_embeddings": 4096}',
+        "hidden_size must be a whole number",
+    ),
+    "negative size": ('{"head_dim": -128, "max_position_embeddings": 4096}', "head_dim must be"),
+    "no max length": ('{"head_dim": 128}', "max_position_embeddings is missing"),
+    "unknown rope_type": (
+        '{"head_dim": 128, "max_position_embeddings": 4096, "rope_scaling": '
+        '{"rope_type": "xpos", "factor": 2}}',
+        "supported: default, linear, dynamic, yarn, longrope, llama3",
+    ),
+    "factor below 1": (
+        '{"head_dim": 128, "max_position_embeddings": 4096, "rope_scaling": '
+        '{"rope_type": "linear", "factor": 0.5}}',
+        "rope_scaling.factor must be a number from 1",
+    ),
+    "llama3 key missing": (
+        '{"head_dim": 128, "max_position_embeddings": 4096, "rope_scaling": '
+        '{"rope_type": "llama3", "factor": 8, "high_freq_factor": 4}}',
+        "needs 'low_freq_factor'",
+    ),
+    "odd rotary dims": (
+        '{"head_dim": 90, "partial_rotary_factor": 0.5, "max_position_embeddings": 2048}',
+        "must be even",
+    ),
+    "block not an object": (
+        '{"head_dim": 128, "max_position_embeddings": 4096, "rope_scaling": "yarn"}',
+        "rope_scaling must be an object",
+    ),
+    "betas reversed": (
+        '{"head_dim": 128, "max_position_embeddings": 4096, "rope_scaling": '
+        '{"rope_type": "yarn", "factor": 4, "beta_fast": 1, "beta_slow": 32}}',
+        "beta_fast (1) must be at least beta_slow (32)",
+    ),
+    "LongRoPE list length": (
+        '{"head_dim": 8, "max_position_embeddings": 4096, "rope_scaling": '
+        '{"rope_type": "longrope", "short_factor": [1, 1], "long_factor": [1, 2, 3, 4]}}',
+        "short_factor must have one entry per rotary pair",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_CONFIGS))
+def test_bad_config_gets_its_message_and_keeps_the_state(page, kind):
+    text, message = BAD_CONFIGS[kind]
+    page.preset = "llama-3.1-8b"
+    values, model, revision = page._values(), page.model, page.revision
+    assert page.apply_config(text) is False
+    assert len(page.config_errors) == 1 and message in page.config_errors[0]
+    assert page._values() == values
+    assert page.model is model and page.revision == revision
+    # The next good config clears the message.
+    assert page.apply_config(json.dumps(model_config("mistral-7b-v0.1")))
+    assert page.config_errors == []
+
+
+def test_pasted_config_fills_controls_and_is_not_in_the_link(page):
+    config = model_config("deepseek-v3-rope")
+    config["rope_scaling"]["factor"] = 16
+    config["_source"] = "<script>alert(1)</script>"
+    assert page.apply_config(json.dumps(config), "pasted config")
+    assert page.preset == "custom"
+    assert (page.d, page.trained_len, page.factor, page.method) == (64, 4096, 16.0, "yarn")
+    inv_freq, attention = rope_from_hf_config(config, seq_len=page.served_len)
+    np.testing.assert_array_equal(page.schedule().scaled, inv_freq)
+    assert page.summary()["attention_factor"] == attention
+    assert page.model.source == "pasted"
+    shown = page._config_html()
+    assert "<script>" not in shown and "&lt;script&gt;" in shown
+    query = page_query("extension", page, page.control_names())
+    assert query["preset"] == "custom" and "_source" not in json.dumps(query)
+
+
+def test_pasted_config_without_rope_links_to_its_page(page):
+    assert not page.apply_config(json.dumps(model_config("bloom")))
+    assert "has no RoPE" in page.config_errors[0]
+    assert 'href="?page=alibi"' in page._link_html()
+    assert page.apply_config(json.dumps(model_config("llama-2-7b")))
+    assert page._link_html() == ""
+
+
+def test_config_past_the_page_limits_is_clamped_with_notes(page):
+    config = {
+        "head_dim": 2048,
+        "max_position_embeddings": 10_000_000,
+        "rope_theta": 5,
+        "rope_scaling": {"rope_type": "yarn", "factor": 64, "beta_fast": 500, "foo": 1},
+    }
+    assert page.apply_config(json.dumps(config))
+    warnings = " ".join(page.config_warnings)
+    assert "2,048" in warnings and "rope_theta" in warnings and "beta_fast" in warnings
+    assert "foo" in warnings
+    assert page.d == 512 and page.target_len == MAX_TARGET
+
+
+def test_upload_handler_reads_bytes(page):
+    page._e4_card()
+    page._file_input.filename = "my config.json"
+    page._file_input.value = json.dumps(model_config("gpt-oss")).encode()
+    assert page.model.source == "uploaded" and page.method == "yarn" and page.truncate is False
+    page._file_input.value = b"\xff\xfe{"
+    assert "not UTF-8" in page.config_errors[0]
+    assert page.model.source == "uploaded"
+
+
+def test_apply_button_reads_the_box(page):
+    page._e4_card()
+    page._text_box.value = json.dumps(model_config("codellama-7b"))
+    page._on_apply()
+    assert page.base == 1_000_000 and page.trained_len == 16_384
+
+
+# ------------------------------------------------------------------- links
+def test_link_round_trip(page):
+    page.preset = "gpt-oss"
+    page.param.update(pair=7, beta_fast=16.0)
+    query = page_query("extension", page, page.control_names())
+    other = ExtensionPage()
+    notes = other.apply_query(query)
+    assert notes == []
+    assert other._values() == page._values()
+    np.testing.assert_array_equal(other.schedule().scaled, page.schedule().scaled)
+
+
+def test_link_values_are_clamped_or_ignored_with_notes(page):
+    notes = page.apply_query(
+        {
+            "d": "65",
+            "target_len": "1e12",
+            "method": "xpos",
+            "preset": "nope",
+            "beta_fast": "nan",
+            "pair": "999",
+        }
+    )
+    text = " ".join(notes)
+    assert page.d == 64 and "d = 65 is odd" in text
+    assert page.target_len == MAX_TARGET
+    assert page.method == "default" and "xpos" in text
+    assert page.preset == "llama-2-7b" and "nope" in text
+    assert page.beta_fast == 32.0
+    assert page.pair == 31
+    assert page.notes == notes
+
+
+def test_link_with_factor_only_sets_the_target(page):
+    page.apply_query({"factor": "8", "trained_len": "2048"})
+    assert (page.trained_len, page.factor, page.target_len) == (2048, 8.0, 16_384)
+    page.apply_query({"target_len": "8192"})
+    assert page.factor == 4.0
+
+
+def test_link_with_a_preset_gets_its_values(page):
+    page.apply_query({"preset": "llama-2-7b"})  # the default preset: still filled
+    assert page.target_len == 4096
+    page.apply_query({"preset": "llama-3.1-8b", "target_len": "65536"})
+    assert (page.method, page.target_len, page.factor) == ("llama3", 65_536, 8.0)
+
+
+def test_a_change_is_fast_at_the_largest_target(page, render, document):
+    """E2 at L′ = 1,048,576 under dynamic NTK: a few dozen points, never per position."""
+    page.param.update(target_len=MAX_TARGET, method="dynamic")
+    assert page.served_len == MAX_TARGET
+    document.add_root(render(page.figures["band"].plot).state)
+    with set_curdoc(document):
+        start = time.perf_counter()
+        page.served_len = MAX_TARGET // 2
+        elapsed = time.perf_counter() - start
+    assert sum(len(x) for x, _ in page.angle_lines().values()) < 100
+    assert elapsed < 2.0  # generous: CI machines are slow and shared
+
+
+def test_log_sliders_map_positions_to_values_both_ways(page):
+    page.controls()
+    target = page._log_sliders["target_len"]
+    base = page._log_sliders["base"]
+    target.widget.value = 15.0  # log2 of 32,768
+    assert page.target_len == 32_768 and page.factor == 8.0
+    assert target.value_at(14.1) == 17_560  # floor(2**14.1 + 0.5), as the label shows
+    base.widget.value = 4.05
+    assert page.base == 11_220.0  # four significant digits
+    page.preset = "llama-3.1-8b"  # set elsewhere: exact value, slider follows
+    assert page.base == 500_000.0
+    assert base.widget.value == pytest.approx(np.log10(500_000))
+    assert target.widget.start == pytest.approx(13.0)  # L′ ≥ L = 8,192
+    factor = page._log_sliders["factor"]
+    assert factor.widget.end == pytest.approx(np.log2(MAX_TARGET / 8192))

@@ -1,0 +1,140 @@
+"""Context-extension page in a real browser: presets, pasted configs, methods, CSV, links."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .helpers import new_server_errors
+
+# Labels of the Bokeh legend items, read from the page's Bokeh documents.
+_LEGEND_LABELS = """
+() => {
+  const out = [];
+  for (const doc of Bokeh.documents)
+    for (const m of doc.all_models)
+      if (m.constructor.__name__ === 'LegendItem' && m.label && typeof m.label.value === 'string')
+        out.push(m.label.value);
+  return out;
+}
+"""
+
+
+@pytest.fixture
+def errors(page: Page, server) -> list[str]:
+    found: list[str] = []
+    page.on("console", lambda m: found.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: found.append(str(e)))
+    offset = len(server["log"].read_text(errors="replace"))
+    yield found
+    assert not new_server_errors(server["log"], offset)
+
+
+def _open(page: Page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("canvas", state="attached", timeout=30_000)
+    expect(page.get_by_text("E2 · Angle-band chart: one pair, every method")).to_be_visible(
+        timeout=30_000
+    )
+
+
+def _slider_handle(page: Page, title: str):
+    group = page.locator(".bk-input-group", has=page.locator(".bk-slider-title", has_text=title))
+    return group.locator(".noUi-handle").first
+
+
+def _select(page: Page, label: str):
+    return page.locator(".bk-input-group", has_text=label).locator("select").first
+
+
+def test_preset_fills_the_page_and_the_link(server, page: Page, errors):
+    _open(page, f"{server['url']}?page=extension")
+    expect(page.get_by_text("Llama 2 7B (preset)")).to_be_visible()
+    _select(page, "Model preset").select_option(label="Llama 3.1 8B (llama3 scaling)")
+    expect(page.get_by_text("Llama 3.1 8B (llama3 scaling) (preset)")).to_be_visible(timeout=10_000)
+    expect(page.get_by_text("29 → 29 of 64")).to_be_visible()
+    expect(page.get_by_text("Target length L′: 131,072")).to_be_visible()
+    page.wait_for_url("**preset=llama-3.1-8b*method=llama3*", timeout=10_000)
+    # A preset without RoPE says so and links to its page; the controls stay.
+    _select(page, "Model preset").select_option(label="BLOOM 560M (ALiBi)")
+    expect(page.get_by_text("has no RoPE: it uses ALiBi")).to_be_visible(timeout=10_000)
+    expect(page.locator('a[href="?page=alibi"]')).to_be_visible()
+    expect(page.get_by_text("Target length L′: 131,072")).to_be_visible()
+    assert "Traceback" not in page.content()
+    assert errors == []
+
+
+def test_bad_config_gets_a_message_and_a_good_one_fills(server, page: Page, errors):
+    _open(page, f"{server['url']}?page=extension")
+    box = page.locator("textarea").first
+    box.fill('{"hidden_size": 4096,\n "rope_scaling": {"rope_type": "linear", "factor": 2}')
+    page.get_by_role("button", name="Apply").click()
+    expect(page.get_by_text("invalid JSON at line 2, column")).to_be_visible(timeout=10_000)
+    expect(page.get_by_text("Llama 2 7B (preset)")).to_be_visible()  # previous state kept
+    box.fill(
+        '{"head_dim": 64, "max_position_embeddings": 2048, "rope_scaling": '
+        '{"rope_type": "xpos"}, "x": "<img src=x onerror=alert(1)>"}'
+    )
+    page.get_by_role("button", name="Apply").click()
+    expect(page.get_by_text("'xpos' is not supported; supported: default")).to_be_visible(
+        timeout=10_000
+    )
+    box.fill(
+        '{"head_dim": 64, "max_position_embeddings": 2048, "rope_theta": 50000, '
+        '"rope_scaling": {"rope_type": "linear", "factor": 4}, "note": "<b>hi</b>"}'
+    )
+    page.get_by_role("button", name="Apply").click()
+    expect(page.get_by_text("pasted config (pasted)")).to_be_visible(timeout=10_000)
+    expect(page.get_by_text("Trained length L: 2,048")).to_be_visible()
+    expect(page.get_by_text('"note": "<b>hi</b>"')).to_be_visible()  # shown as text
+    assert page.locator("img[src=x]").count() == 0
+    page.wait_for_url("**preset=custom*", timeout=10_000)
+    assert errors == []
+
+
+def test_method_switch_moves_the_highlight_and_pair_slider(server, page: Page, errors):
+    _open(page, f"{server['url']}?page=extension&target_len=32768")
+    page.wait_for_function(
+        "() => { for (const d of Bokeh.documents) for (const m of d.all_models) "
+        "if (m.constructor.__name__ === 'LegendItem' && m.label && "
+        "m.label.value === 'no scaling (selected)') return true; return false; }",
+        timeout=20_000,
+    )
+    _select(page, "Scaling method").select_option(label="YaRN")
+    page.wait_for_function(
+        "() => { for (const d of Bokeh.documents) for (const m of d.all_models) "
+        "if (m.constructor.__name__ === 'LegendItem' && m.label && "
+        "m.label.value === 'YaRN (selected)') return true; return false; }",
+        timeout=20_000,
+    )
+    labels = page.evaluate(_LEGEND_LABELS)
+    assert "no scaling (selected)" not in labels
+    expect(page.get_by_text("beta_fast: 32")).to_be_visible()  # YaRN's knobs appear
+    expect(page.get_by_text("YaRN ramp (pairs below keep speed")).to_be_visible()
+    handle = _slider_handle(page, "Pair shown in E2")
+    handle.focus()
+    handle.press("ArrowLeft")
+    expect(page.get_by_text("Pair 62: θ =")).to_be_visible(timeout=10_000)
+    page.wait_for_url("**pair=62*", timeout=10_000)
+    assert errors == []
+
+
+def test_csv_download_and_link_state(server, page: Page, errors):
+    _open(
+        page,
+        f"{server['url']}?page=extension&preset=phi-3.5-mini-instruct&served_len=4096",
+    )
+    expect(page.get_by_text("Phi-3.5-mini (LongRoPE) (preset)")).to_be_visible()
+    expect(page.get_by_text("Served length S: 4,096")).to_be_visible()
+    expect(page.get_by_text("short", exact=True)).to_be_visible()
+    with page.expect_download(timeout=20_000) as info:
+        page.get_by_role("button", name="Download the per-pair table (CSV)").click()
+    download = info.value
+    with open(download.path(), encoding="utf-8") as handle:
+        rows = list(csv.DictReader(io.StringIO(handle.read())))
+    assert len(rows) == 48  # Phi-3.5-mini: 96 rotary dims
+    assert {"pair", "theta", "scaled_theta", "out_of_band"} <= set(rows[0])
+    assert errors == []
