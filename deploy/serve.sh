@@ -15,7 +15,18 @@
 #   PEX_SESSION_LIFETIME_MS 60000    how long a session with no open tab is
 #                                    kept before its memory is freed
 #   PEX_CHECK_SESSIONS_MS  10000     how often abandoned sessions are looked for
+#   PEX_USE_XHEADERS       0         1 behind a reverse proxy (deploy/nginx.conf):
+#                                    take the client's address and scheme from the
+#                                    proxy's X-Real-IP/X-Forwarded-* headers; keep 0
+#                                    when browsers connect directly (they could
+#                                    forge those headers)
 set -eu
+
+case "${PEX_USE_XHEADERS:-0}" in
+    1) xheaders="--use-xheaders" ;;
+    0) xheaders="" ;;
+    *) echo "serve.sh: PEX_USE_XHEADERS must be 0 or 1" >&2; exit 2 ;;
+esac
 
 origins=""
 old_ifs=$IFS
@@ -26,7 +37,7 @@ done
 IFS=$old_ifs
 
 cd "$(dirname "$0")/.."
-# shellcheck disable=SC2086  # $origins is a list of separate flags
+# shellcheck disable=SC2086  # $origins: separate flags; $xheaders: one flag or none
 exec panel serve app \
     --address "${PEX_ADDRESS:-0.0.0.0}" \
     --port "${PEX_PORT:-5006}" \
@@ -34,4 +45,4 @@ exec panel serve app \
     --unused-session-lifetime "${PEX_SESSION_LIFETIME_MS:-60000}" \
     --check-unused-sessions "${PEX_CHECK_SESSIONS_MS:-10000}" \
     --liveness \
-    $origins
+    $origins $xheaders
