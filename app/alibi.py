@@ -67,8 +67,14 @@ _SOURCE_COLORS = {"own": OKABE_ITO["blue"], "extra": OKABE_ITO["orange"]}
 _KEY = hv.Dimension("key", label="key position j")
 _QUERY = hv.Dimension("query", label="query position i")
 
+
 # The bias image holds NaN where the causal mask hides a key (−∞ in the core).
-_BIAS_HOVER = CustomJSHover(code="return Number.isNaN(value) ? 'masked (−∞)' : value.toFixed(4)")
+def _bias_hover() -> CustomJSHover:
+    """Hover text of a bias: masked cells say so. A new model per plot: a Bokeh
+    model belongs to one document, so a module-level one would be shared by
+    every session and break the second."""
+    return CustomJSHover(code="return Number.isNaN(value) ? 'masked (−∞)' : value.toFixed(4)")
+
 
 _TABLE_CSS = """
 :host { width: 100%; }
@@ -457,7 +463,7 @@ class AlibiPage(Page):
                 ("key j", "$x{0}"),
                 ("bias", "@image{custom}"),
             ],
-            hover_formatters={"@image": _BIAS_HOVER},
+            hover_formatters={"@image": _bias_hover()},
             framewise=True,
         )
 
@@ -509,7 +515,7 @@ class AlibiPage(Page):
                 ("bias", "@bias{custom}"),
                 ("weight", "@weight{0.000000}"),
             ],
-            hover_formatters={"@bias": _BIAS_HOVER},
+            hover_formatters={"@bias": _bias_hover()},
         )
         layers = [bars]
         if self.causal and self.row < self.seq_len - 1:

@@ -55,8 +55,15 @@ ORDER_PAIR = ("dog bites man", "man bites dog")
 
 #: Lengths offered for L and L′: powers of two (model lengths are).
 _LENGTHS = [2**k for k in range(7, 21)]
+
+
 #: Tick labels such as 4k, 16k, 1M (narrow columns).
-_SHORT = NumeralTickFormatter(format="0a")
+def _short_ticks() -> NumeralTickFormatter:
+    """Ticks like 16k. A new model per plot: a Bokeh model belongs to one
+    document, so a module-level one would be shared by every session."""
+    return NumeralTickFormatter(format="0a")
+
+
 #: Every verdict depends on all the page's settings.
 _CONTROLS = ("trained_len", "target_len", "d", "base", "heads")
 #: Plot options of one column's figure beyond the shared ones (the circle stays round).
@@ -537,7 +544,7 @@ class ComparePage(Page):
                 yaxis=None,
                 xlim=(0, max(target, length)),
                 ylim=(0, 1.5),
-                xformatter=_SHORT,
+                xformatter=_short_ticks(),
             )
         )
 
@@ -682,7 +689,7 @@ class ComparePage(Page):
                 legend_position="top_right",
                 legend_opts={"label_text_font_size": "8pt"},
                 show_legend=True,
-                xformatter=_SHORT,
+                xformatter=_short_ticks(),
             )
         )
 

@@ -19,6 +19,7 @@ from .extension import ExtensionPage
 from .look import FONT_STACK, OKABE_ITO, notice_pane
 from .order import OrderPage
 from .page import Page
+from .relative import RelativePage
 from .rope import RopePage
 from .sinusoidal import SinusoidalPage
 from .theme import OfflineFast
@@ -39,6 +40,7 @@ PAGES: dict[str, type[Page]] = {
         RopePage,
         ExtensionPage,
         AlibiPage,
+        RelativePage,
         ComparePage,
     )
 }

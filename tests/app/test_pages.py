@@ -5,6 +5,7 @@ from __future__ import annotations
 import holoviews as hv
 import panel as pn
 import param
+import pytest
 
 from app.look import Figure, QuickCheck
 from app.main import PAGES
@@ -95,3 +96,16 @@ def test_notice_goes_away_when_a_control_moves(page):
     name = page.control_names()[-1]
     setattr(page, name, _another_value(page, name))
     assert page.notes == []
+
+
+@pytest.mark.parametrize("slug", list(PAGES))
+def test_two_sessions_can_render_the_same_page(slug):
+    """A Bokeh model belongs to one document: nothing a page draws may be shared
+    at module level, or the second browser session to open the page breaks."""
+    from bokeh.document import Document
+
+    for _ in range(2):
+        doc = Document()
+        root = PAGES[slug]().__panel__().get_root(doc)
+        doc.add_root(root)
+        assert root.document is doc

@@ -97,7 +97,8 @@ def _some_number(cls) -> tuple[str, int | float]:
         p = cls.param[name]
         if isinstance(p, param.Number) and p.bounds and None not in p.bounds:
             low, high = p.bounds
-            step = 2 if name == "d" else 1
+            # An Integer declared with a step (d even, num_buckets even) moves by it.
+            step = p.step if isinstance(p, param.Integer) and p.step else 1
             value = min(high, p.default + 3 * step) if p.default + 3 * step <= high else low
             if value != p.default:
                 return name, int(value) if isinstance(p, param.Integer) else value
