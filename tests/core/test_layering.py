@@ -11,5 +11,7 @@ def test_core_imports_no_gui_library():
         " & {'panel', 'holoviews', 'bokeh', 'param'})\n"
         "print(','.join(gui))"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == ""
