@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
@@ -71,8 +72,30 @@ def visible_text(page: Page) -> str:
     )
 
 
+#: Disconnects the server logs when a test's browser closes a tab mid-message:
+#: the client went away, the server is fine.
+BENIGN_SERVER_ERRORS = ("WebSocketClosedError", "StreamClosedError")
+
+
 def new_server_errors(log_path, offset: int) -> str:
-    """Server log text written after ``offset`` that reports an exception."""
+    """Log records written after ``offset`` that report an exception.
+
+    A record starts with a timestamp line and runs until the next one (a
+    traceback belongs to the record above it). Records that only report a
+    browser that closed its websocket are left out.
+    """
     text = log_path.read_text(errors="replace")[offset:]
+    records: list[list[str]] = []
+    for line in text.splitlines():
+        if re.match(r"\d{4}-\d\d-\d\d ", line) or not records:
+            records.append([line])
+        else:
+            records[-1].append(line)
     markers = ("Traceback", "ERROR", "Exception")
-    return text if any(marker in text for marker in markers) else ""
+    bad = [
+        "\n".join(record)
+        for record in records
+        if any(m in line for line in record for m in markers)
+        and not any(b in line for line in record for b in BENIGN_SERVER_ERRORS)
+    ]
+    return "\n".join(bad)
