@@ -5,7 +5,7 @@ scheme, each a small figure and a verdict computed by :mod:`positional_core`,
 then a summary table (parameters added, where position enters, what the score
 depends on, what happens at L′, order blindness).
 
-Adding a scheme (e.g. T5's relative buckets) takes three steps:
+Adding a scheme (as T5's relative buckets were) takes three steps:
 
 1. append a :class:`SchemeColumn` to :data:`SCHEME_COLUMNS` (its texts, its
    formula, and the ``compare_order_similarity`` scheme for the order check —
@@ -42,16 +42,39 @@ from positional_core.learned import (
     learned_parameter_count,
     missing_positions,
 )
+from positional_core.presets import model_config
+from positional_core.relative import t5_bucket_regions, t5_new_buckets, t5_relative_bucket
 from positional_core.rope_scaling import RopeScalingError, compute_rope_parameters
 from positional_core.sinusoidal import sinusoidal_code, sinusoidal_frequencies
 
 from .look import OKABE_ITO, WARNING, Figure, QuickCheck, escape_text, plot_opts
 from .page import Page
 
-__all__ = ["ORDER_PAIR", "SCHEME_COLUMNS", "ComparePage", "SchemeColumn", "Verdict"]
+__all__ = [
+    "ORDER_PAIR",
+    "SCHEME_COLUMNS",
+    "T5_SETTINGS",
+    "ComparePage",
+    "SchemeColumn",
+    "Verdict",
+    "t5_verdict",
+]
 
 #: The two sentences of the order check (the Order page's defaults): B reorders A.
 ORDER_PAIR = ("dog bites man", "man bites dog")
+
+#: The T5 column's model: T5-base's encoder (bidirectional), from the shipped config.
+_T5_CONFIG = model_config("t5-base")
+T5_SETTINGS: dict[str, Any] = {
+    "num_buckets": int(_T5_CONFIG["relative_attention_num_buckets"]),
+    "max_distance": int(_T5_CONFIG["relative_attention_max_distance"]),
+    "bidirectional": True,
+}
+_T5_HEADS = int(_T5_CONFIG["num_heads"])
+#: Where each direction's last bucket starts (91 for T5-base).
+_T5_REGIONS = t5_bucket_regions(
+    T5_SETTINGS["num_buckets"], T5_SETTINGS["max_distance"], T5_SETTINGS["bidirectional"]
+)
 
 #: Lengths offered for L and L′: powers of two (model lengths are).
 _LENGTHS = [2**k for k in range(7, 21)]
@@ -92,7 +115,10 @@ _VERDICT_CSS = """
 _GRID_CSS = """
 :host { grid-template-columns: repeat(2, minmax(0, 1fr)) !important; }
 @media (min-width: 1680px) {
-  :host { grid-template-columns: repeat(4, minmax(0, 1fr)) !important; }
+  :host { grid-template-columns: repeat(3, minmax(0, 1fr)) !important; }
+}
+@media (min-width: 2300px) {
+  :host { grid-template-columns: repeat(5, minmax(0, 1fr)) !important; }
 }
 """
 _TABLE_CSS = """
@@ -139,8 +165,8 @@ class SchemeColumn:
     formula: str
 
 
-#: The columns, left to right. A later scheme (T5 relative buckets) is one more
-#: entry here plus its ``_verdict_<key>`` and ``_figure_<key>`` methods.
+#: The columns, left to right. A scheme is one entry here plus its
+#: ``_verdict_<key>`` and ``_figure_<key>`` methods.
 SCHEME_COLUMNS: tuple[SchemeColumn, ...] = (
     SchemeColumn(
         key="learned",
@@ -213,6 +239,27 @@ SCHEME_COLUMNS: tuple[SchemeColumn, ...] = (
             r"m_h = 2^{-8h/H}\end{gathered}$$"
         ),
     ),
+    SchemeColumn(
+        key="t5",
+        title="T5 relative buckets",
+        enters="a learned scalar bias per (bucket of j − i, head) added to each score",
+        depends="q·k plus the bucket of j − i",
+        order_scheme="t5",
+        order_causal=False,
+        caption=(
+            "T5-base's bucket for each distance between key and query (log scale), for "
+            "keys after the query and before it. Near distances get a "
+            "bucket each, far ones share wider buckets, and from "
+            f"{_T5_REGIONS.last_bucket_start} on every distance shares the last bucket: "
+            "past L there are only longer distances in a bucket already trained."
+        ),
+        formula=(
+            r"$$\begin{gathered}\mathrm{score}_{ij} = q_i\cdot k_j + \beta^{(h)}_{b(j-i)} \\ "
+            r"b(\Delta) = \text{last bucket for } |\Delta| \ge "
+            f"{_T5_REGIONS.last_bucket_start}"
+            r"\end{gathered}$$"
+        ),
+    ),
 )
 
 
@@ -237,8 +284,59 @@ def _order_words(value: float) -> str:
     return "order-blind" if abs(1.0 - value) <= 1e-12 else "order-aware"
 
 
+def _bucket_list(buckets: np.ndarray) -> str:
+    return ", ".join(str(int(b)) for b in buckets)
+
+
+def t5_verdict(trained_len: int, target_len: int) -> Verdict:
+    """The T5 column's verdict: T5-base's encoder trained at L, run at L′.
+
+    A function of the two lengths only (the page offers L ≥ 128, where nothing
+    is ever new; shorter L show the other case).
+    """
+    new = t5_new_buckets(trained_len, target_len, **T5_SETTINGS)
+    start = _T5_REGIONS.last_bucket_start
+    buckets, max_distance = T5_SETTINGS["num_buckets"], T5_SETTINGS["max_distance"]
+    parameters = (
+        f"num_buckets × H = {buckets} × {_T5_HEADS} = {buckets * _T5_HEADS:,} "
+        "(T5-base, per stack: shared by its layers)"
+    )
+    model = f"T5-base ({buckets} buckets, max distance {max_distance}, bidirectional)"
+    if new.size:
+        return Verdict(
+            "unseen",
+            f"{new.size} new buckets past L",
+            (
+                f"{model}: trained on L = {trained_len:,} tokens, distances reach only "
+                f"{trained_len - 1:,}; at L′ = {target_len:,} offsets fall in buckets "
+                f"<b>{_bucket_list(new)}</b>, whose biases were never trained. From "
+                f"distance {start} on every distance shares one bucket, so a model trained "
+                f"on more than {start} tokens meets no new bucket."
+            ),
+            f"runs, but {new.size} buckets ({_bucket_list(new)}) never trained",
+            parameters,
+        )
+    detail = (
+        f"{model}: every offset up to L′ = {target_len:,} falls in a bucket already "
+        f"reached at L = {trained_len:,}: <b>no new bucket</b>."
+    )
+    if target_len > trained_len and trained_len > start:
+        detail += (
+            f" Distances ≥ {start} share one bias (the last bucket of each direction): the "
+            f"new distances {trained_len:,} … {target_len - 1:,} reuse the bias trained on "
+            f"distances {start} … {trained_len - 1:,}."
+        )
+    return Verdict(
+        "fine",
+        "No new bucket past L",
+        detail,
+        f"no new bucket; distances ≥ {start} share one bias",
+        parameters,
+    )
+
+
 class ComparePage(Page):
-    """Learned, sinusoidal, RoPE and ALiBi past the trained length, side by side."""
+    """Learned, sinusoidal, RoPE, ALiBi and T5 past the trained length, side by side."""
 
     slug: ClassVar[str] = "compare"
     title: ClassVar[str] = "Compare"
@@ -246,7 +344,8 @@ class ComparePage(Page):
         "A model is trained on inputs of length L and then run on longer ones, of length "
         "L′. What does each scheme do past L? The learned table has no row, sinusoidal "
         "codes are defined but never seen, RoPE pairs leave the band of angles they "
-        "trained on, and ALiBi's biases stay the same function of distance."
+        "trained on, ALiBi's biases stay the same function of distance, and T5's far "
+        "distances all share one bucket, so no new bucket appears."
     )
 
     trained_len = param.Selector(
@@ -507,6 +606,9 @@ class ComparePage(Page):
             "0 (fixed slopes)",
         )
 
+    def _verdict_t5(self) -> Verdict:
+        return t5_verdict(self.trained_len, self.target_len)
+
     # ---------------------------------------------------------------- figures
     @param.depends("trained_len", "target_len", "d")
     def _figure_learned(self) -> hv.Overlay:
@@ -693,6 +795,60 @@ class ComparePage(Page):
             )
         )
 
+    @param.depends("trained_len", "target_len")
+    def _figure_t5(self) -> hv.Overlay:
+        length, target = self.trained_len, self.target_len
+        start, max_distance = _T5_REGIONS.last_bucket_start, T5_SETTINGS["max_distance"]
+        # Every distance up to max_distance (where the buckets change), then a log
+        # sample to L′ − 1 (one bucket there): the steps are exact.
+        far = np.geomspace(max_distance + 1, max(target - 1, max_distance + 2), _SAMPLES // 4)
+        distance = np.unique(
+            np.concatenate([np.arange(1, max_distance + 1), far.round().astype(int)])
+        )
+        distance = distance[distance <= max(target - 1, 1)]
+        kdim = hv.Dimension("distance", label="distance |j − i| (positions)")
+        vdim = hv.Dimension("bucket", label="bucket b(j − i)")
+        hover = [("distance |j − i|", "@distance{0,0}"), ("bucket", "@bucket")]
+        layers: list[Any] = [
+            hv.VSpan(length, max(target, length)).opts(color=WARNING, alpha=0.12, line_alpha=0)
+        ]
+        sides = ((1, "key after the query", "#9A6700"), (-1, "key before it", OKABE_ITO["blue"]))
+        for sign, label, color in sides:
+            buckets = t5_relative_bucket(sign * distance, **T5_SETTINGS)
+            layers.append(
+                hv.Curve({"distance": distance, "bucket": buckets}, kdim, vdim, label=label).opts(
+                    interpolation="steps-post",
+                    color=color,
+                    line_width=2.5,
+                    tools=["hover"],
+                    hover_tooltips=hover,
+                )
+            )
+        layers += [
+            hv.VLine(start).opts(color=self._ink, line_dash="dashed", line_width=1.2),
+            hv.VLine(length).opts(color=self._ink, line_dash="dotted", line_width=1.5),
+            hv.Text(start, 2, f" {start}: last bucket ", fontsize=8).opts(
+                color=self._ink, text_align="right"
+            ),
+            hv.Text(length, 2, " L", fontsize=9).opts(color=self._ink, text_align="left"),
+        ]
+        return hv.Overlay(layers).opts(
+            hv.opts.Overlay(
+                logx=True,
+                xlim=(1, max(target, length)),
+                # Headroom above the top bucket for the legend, clear of the curves.
+                ylim=(-1, T5_SETTINGS["num_buckets"] * 1.3),
+                yticks=[0, 8, 16, 24, T5_SETTINGS["num_buckets"] - 1],
+                xlabel="distance |j − i| (log scale)",
+                ylabel="bucket b(j − i)",
+                legend_position="top_left",
+                legend_cols=2,
+                legend_opts={"label_text_font_size": "8pt", "glyph_width": 12, "spacing": 10},
+                show_legend=True,
+                xformatter=_short_ticks(),
+            )
+        )
+
     # -------------------------------------------------------------- readouts
     def verdict_html(self, column: SchemeColumn) -> str:
         """The verdict of one column as HTML (numbers only; no user text)."""
@@ -773,8 +929,9 @@ class ComparePage(Page):
         return figures
 
     def _arrange(self, cards: list[pn.viewable.Viewable]) -> pn.viewable.Viewable:
-        # Four columns side by side on a wide screen; two by two on a laptop, where
-        # four would leave each figure too narrow to read.
+        # Two columns on a laptop (more would leave each figure too narrow to read;
+        # the fifth card starts a third row), three on a wide screen, all five
+        # side by side on a very wide one.
         grid = pn.GridBox(*cards, ncols=2, sizing_mode="stretch_width", stylesheets=[_GRID_CSS])
         summary = pn.Card(
             pn.pane.HTML(

@@ -72,6 +72,7 @@ from .relative import (
     shaw_relative_index,
     t5_bias_matrix,
     t5_bucket_regions,
+    t5_new_buckets,
     t5_random_bucket_biases,
     t5_relative_bucket,
 )
@@ -167,6 +168,7 @@ __all__ = [
     "softmax",
     "t5_bias_matrix",
     "t5_bucket_regions",
+    "t5_new_buckets",
     "t5_random_bucket_biases",
     "t5_relative_bucket",
     "trained_max_angle",

@@ -35,6 +35,7 @@ from ._validation import (
 )
 from .alibi import alibi_head_bias
 from .learned import LearnedPositionTable
+from .relative import t5_bias_matrix, t5_random_bucket_biases
 from .rope import apply_rope
 from .sinusoidal import sinusoidal_encoding
 
@@ -56,8 +57,8 @@ __all__ = [
 #: Position schemes of the order demo.
 SCHEMES = ("none", "sinusoidal", "rope")
 #: Schemes of :func:`compare_order_similarity`: :data:`SCHEMES` plus a learned
-#: table added to the inputs and an ALiBi bias added to the scores.
-COMPARE_SCHEMES = (*SCHEMES, "learned", "alibi")
+#: table added to the inputs, an ALiBi bias and a T5 bucket bias added to the scores.
+COMPARE_SCHEMES = (*SCHEMES, "learned", "alibi", "t5")
 
 
 def softmax(scores: object, axis: int = -1) -> np.ndarray:
@@ -499,9 +500,33 @@ def match_rows(out_a: object, out_b: object, atol: float = 1e-9) -> list[int | N
 _COMPARE_TABLE_ROWS = 1024
 
 
+#: T5-base's bucket settings for the ``"t5"`` scheme of :func:`compare_order_similarity`.
+_T5_NUM_BUCKETS = 32
+_T5_MAX_DISTANCE = 128
+
+
 @lru_cache(maxsize=4)
 def _learned_rows(d: int, seed: int) -> np.ndarray:
     return LearnedPositionTable(_COMPARE_TABLE_ROWS, d, seed=seed).table
+
+
+@lru_cache(maxsize=4)
+def _t5_biases(seed: int) -> np.ndarray:
+    biases = t5_random_bucket_biases(_T5_NUM_BUCKETS, 1, seed=seed)[:, 0]
+    biases.setflags(write=False)
+    return biases
+
+
+def _check_t5_biases(t5_bucket_biases: object) -> np.ndarray | None:
+    if t5_bucket_biases is None:
+        return None
+    biases = check_finite_array("t5_bucket_biases", t5_bucket_biases)
+    if biases.shape != (_T5_NUM_BUCKETS,):
+        raise ValueError(
+            f"t5_bucket_biases must hold one bias per bucket, shape ({_T5_NUM_BUCKETS},), "
+            f"got shape {biases.shape}"
+        )
+    return biases
 
 
 def compare_order_similarity(
@@ -511,32 +536,46 @@ def compare_order_similarity(
     causal: bool = False,
     *,
     alibi_slope: float = 0.5,
+    t5_bucket_biases: object = None,
 ) -> float:
-    """:func:`order_similarity` for every scheme of the comparison, learned and ALiBi included.
+    """:func:`order_similarity` for every scheme of the comparison: learned, ALiBi, T5 too.
 
     The same fixed layer as :func:`encode_sentence` (``OrderLayer()``, d = 16).
     For the schemes of :data:`SCHEMES` the result *is* :func:`order_similarity`.
-    The two more:
+    The three more:
 
     * ``"learned"`` adds row ``t`` of a seeded learned table
       (:class:`~positional_core.learned.LearnedPositionTable` with the layer's
       seed, GPT-2's initialisation: small N(0, 0.02²) entries) to word ``t``;
     * ``"alibi"`` adds the ALiBi bias of one head with slope ``alibi_slope``
       to the scaled scores: ``−m·(i − j)`` with the causal mask, the symmetric
-      ``−m·|i − j|`` without it.
+      ``−m·|i − j|`` without it;
+    * ``"t5"`` adds a T5 relative bias to the scaled scores: the bias of the
+      bucket of ``j − i`` (:func:`~positional_core.relative.t5_relative_bucket`
+      with T5-base's settings, 32 buckets and max distance 128; bidirectional,
+      or causal with the causal mask) from a table of 32 per-bucket biases —
+      by default seeded standard normal draws
+      (:func:`~positional_core.relative.t5_random_bucket_biases` with the
+      layer's seed; real T5 biases are learned).
 
     Note that the symmetric ALiBi bias depends on ``|i − j|`` only, which
     reversing a sentence keeps: "dog bites man" and its reversal "man bites
-    dog" stay exactly alike (similarity 1 up to rounding).
+    dog" stay exactly alike (similarity 1 up to rounding). T5's buckets tell
+    a key before the query from one after it (offsets ``−1`` and ``+1`` fall
+    in different buckets), so reversal does change its scores.
 
     Parameters
     ----------
     sentence_a, sentence_b : str
         Parsed by :func:`parse_sentence` (2 to 32 words).
-    scheme : {"none", "sinusoidal", "rope", "learned", "alibi"}
+    scheme : {"none", "sinusoidal", "rope", "learned", "alibi", "t5"}
     causal : bool, default False
     alibi_slope : float, keyword-only, default 0.5
         ``m`` for ``"alibi"`` (head 1 of 8), ``0 ≤ m ≤ 1e6``.
+    t5_bucket_biases : array_like of shape (32,), keyword-only, optional
+        The per-bucket biases for ``"t5"`` (finite numbers); ``None`` (the
+        default) for the seeded table. Equal biases everywhere add a constant
+        to every score, which softmax ignores: the result is that of ``"none"``.
 
     Returns
     -------
@@ -551,11 +590,21 @@ def compare_order_similarity(
     '1.000'
     >>> compare_order_similarity("dog bites man", "man bites dog", "alibi", causal=True) < 1
     True
+
+    T5's buckets, and the same with one bias for every bucket (no position
+    information left):
+
+    >>> a, b = "dog bites man", "man bites dog"
+    >>> compare_order_similarity(a, b, "t5") < 1
+    True
+    >>> f"{compare_order_similarity(a, b, 't5', t5_bucket_biases=np.full(32, 0.7)):.3f}"
+    '1.000'
     """
     scheme = check_choice("scheme", scheme, COMPARE_SCHEMES)
     if not isinstance(causal, bool | np.bool_):
         raise ValueError(f"causal must be True or False, got {causal!r}")
     slope = check_real("alibi_slope", alibi_slope, low=0.0, high=1e6)
+    t5_biases = _check_t5_biases(t5_bucket_biases)
     if scheme in SCHEMES:
         return order_similarity(sentence_a, sentence_b, scheme, causal)
     layer = _default_layer()
@@ -571,7 +620,17 @@ def compare_order_similarity(
         if scheme == "alibi":
             # alibi_head_bias masks future keys itself (-inf) when causal.
             scores = scores + alibi_head_bias(slope, n, causal=bool(causal))
-        elif causal:
+        elif scheme == "t5":
+            biases = _t5_biases(layer.seed) if t5_biases is None else t5_biases
+            scores = scores + t5_bias_matrix(
+                biases,
+                n,
+                n,
+                bidirectional=not causal,
+                num_buckets=_T5_NUM_BUCKETS,
+                max_distance=_T5_MAX_DISTANCE,
+            )
+        if causal and scheme != "alibi":
             scores = np.where(causal_mask(n), scores, -np.inf)
         return (softmax(scores) @ v).mean(axis=0)
 

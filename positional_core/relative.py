@@ -51,6 +51,7 @@ __all__ = [
     "shaw_relative_index",
     "t5_bias_matrix",
     "t5_bucket_regions",
+    "t5_new_buckets",
     "t5_random_bucket_biases",
     "t5_relative_bucket",
 ]
@@ -289,6 +290,80 @@ def t5_bucket_regions(
         else:
             low = middle + 1
     return T5BucketRegions(per_direction, max_exact, low, max_distance)
+
+
+def _t5_buckets_seen(
+    length: int, bidirectional: bool, num_buckets: int, max_distance: int
+) -> npt.NDArray[np.int64]:
+    """Sorted buckets of every offset ``−(length − 1) … length − 1``.
+
+    Every distance ``≥ max_distance`` shares its direction's last bucket, so the
+    offsets up to ``±max_distance`` already reach every bucket a longer input does.
+    """
+    reach = min(length, max_distance + 1)
+    offsets = np.arange(-(reach - 1), reach, dtype=np.int64)
+    buckets = t5_relative_bucket(
+        offsets, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    )
+    return np.unique(buckets)
+
+
+def t5_new_buckets(
+    trained_len: int,
+    target_len: int,
+    *,
+    bidirectional: bool = True,
+    num_buckets: int = 32,
+    max_distance: int = 128,
+) -> npt.NDArray[np.int64]:
+    """Buckets an input of ``target_len`` tokens reaches that ``trained_len`` tokens never did.
+
+    In an input of ``n`` tokens the offsets ``j − i`` run from ``−(n − 1)`` to
+    ``n − 1``; a bucket none of them falls in was never used in training, so
+    its bias is still at its initial value. Past the start of each direction's
+    last bucket (:attr:`T5BucketRegions.last_bucket_start`, 91 for T5-base)
+    every longer distance shares that bucket: once training covered that
+    distance (``trained_len > last_bucket_start``, i.e. at least 92 tokens for
+    T5-base), no longer input meets a new bucket — the new, longer distances
+    reuse the last bucket's trained bias. (A causal model masks the future offsets; they
+    are all bucket 0, which offset 0 reaches anyway.)
+
+    Parameters
+    ----------
+    trained_len, target_len : int
+        Input lengths, each from 1 to ``MAX_POSITION``. A ``target_len`` no
+        longer than ``trained_len`` has no new bucket.
+    bidirectional, num_buckets, max_distance
+        As for :func:`t5_relative_bucket`.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        The new buckets, sorted ascending; empty when there are none.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of the ranges above.
+
+    Examples
+    --------
+    T5-base (32 buckets, max distance 128), bidirectional: trained on 64
+    tokens, the two farthest buckets on each side are new at 16,384; trained
+    on 4,096 nothing is:
+
+    >>> t5_new_buckets(64, 16_384)
+    array([14, 15, 30, 31])
+    >>> t5_new_buckets(4_096, 16_384)
+    array([], dtype=int64)
+    """
+    num_buckets, max_distance, _, _ = _check_t5_settings(num_buckets, max_distance, bidirectional)
+    trained_len = check_count("trained_len", trained_len, high=MAX_POSITION)
+    target_len = check_count("target_len", target_len, high=MAX_POSITION)
+    settings = (bool(bidirectional), num_buckets, max_distance)
+    seen = _t5_buckets_seen(trained_len, *settings)
+    reached = _t5_buckets_seen(target_len, *settings)
+    return np.setdiff1d(reached, seen).astype(np.int64)
 
 
 def t5_bias_matrix(

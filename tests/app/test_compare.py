@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 from bokeh.models import Line, MultiLine, Quad, Scatter
 
-from app.compare import ORDER_PAIR, SCHEME_COLUMNS, ComparePage
+from app.compare import ORDER_PAIR, SCHEME_COLUMNS, T5_SETTINGS, ComparePage, t5_verdict
 from app.urlstate import page_query
 from positional_core.attention import compare_order_similarity
 from positional_core.learned import learned_parameter_count
+from positional_core.relative import t5_new_buckets, t5_relative_bucket
 
 
 @pytest.fixture
@@ -25,7 +26,7 @@ def _text(html: str) -> str:
 
 
 def test_one_column_per_scheme_in_order(page):
-    assert [c.key for c in SCHEME_COLUMNS] == ["learned", "sinusoidal", "rope", "alibi"]
+    assert [c.key for c in SCHEME_COLUMNS] == ["learned", "sinusoidal", "rope", "alibi", "t5"]
     assert list(page.figures) == [c.key for c in SCHEME_COLUMNS]
     for column in SCHEME_COLUMNS:
         assert hasattr(page, f"_verdict_{column.key}") and hasattr(page, f"_figure_{column.key}")
@@ -52,6 +53,41 @@ def test_hand_worked_case_d128_4096_to_16384(page):
     assert alibi.kind == "fine" and "max |Δ| = <b>0</b>" in alibi.detail
 
 
+def test_t5_hand_worked_cases():
+    # T5-base: 32 buckets, max distance 128, 12 heads; the last bucket of each
+    # direction starts at distance 91.
+    assert T5_SETTINGS == {"num_buckets": 32, "max_distance": 128, "bidirectional": True}
+    # L = 4,096 → 16,384: every offset falls in a bucket reached in training.
+    fine = t5_verdict(4096, 16384)
+    assert fine.kind == "fine" and fine.headline == "No new bucket past L"
+    assert "<b>no new bucket</b>" in fine.detail
+    assert "new distances 4,096 … 16,383 reuse the bias trained on distances 91 … 4,095" in (
+        fine.detail
+    )
+    assert fine.short == "no new bucket; distances ≥ 91 share one bias"
+    assert fine.parameters.startswith("num_buckets × H = 32 × 12 = 384")
+    # L = 64 → 16,384: distances 64 … 90 and beyond reach four untrained buckets.
+    assert t5_new_buckets(64, 16384).tolist() == [14, 15, 30, 31]
+    unseen = t5_verdict(64, 16384)
+    assert unseen.kind == "unseen" and unseen.headline == "4 new buckets past L"
+    assert "<b>14, 15, 30, 31</b>" in unseen.detail
+    assert unseen.short == "runs, but 4 buckets (14, 15, 30, 31) never trained"
+    # The edge: a length-91 input reaches distance 90 only; 92 tokens reach 91.
+    assert t5_verdict(91, 16384).kind == "unseen"
+    assert t5_verdict(92, 16384).kind == "fine"
+
+
+def test_t5_column_on_the_page(page):
+    assert page.verdict("t5") == t5_verdict(4096, 16384)
+    for length in (128, 1024, 65536):
+        page.param.update(trained_len=length, target_len=1048576)
+        assert page.verdict("t5").kind == "fine"  # the page's shortest L is past 91
+    column = next(c for c in SCHEME_COLUMNS if c.key == "t5")
+    assert column.title == "T5 relative buckets" and column.order_scheme == "t5"
+    assert r"q_i\cdot k_j + \beta^{(h)}_{b(j-i)}" in column.formula
+    assert "bucket of j − i" in column.enters and "bucket of j − i" in column.depends
+
+
 def test_ntk_at_eight_times_leaves_17_pairs_out(page):
     page.target_len = 32768
     rope = page.verdict("rope")
@@ -66,6 +102,8 @@ def test_nothing_breaks_at_the_trained_length(page):
     assert page.verdict("sinusoidal").kind == "fine"
     assert page.verdict("rope").headline == "Every pair stays in its band"
     assert "are new" not in page.verdict("alibi").detail
+    t5 = page.verdict("t5")
+    assert t5.kind == "fine" and "reuse" not in t5.detail
 
 
 def test_verdicts_follow_the_settings(page):
@@ -93,6 +131,13 @@ def test_summary_table_lists_every_scheme_and_verdict(page):
         assert column.title in row
         assert page.verdict(column.key).short in _text(row)
     assert "0.508" in table and "0.353" in table  # ALiBi with its causal mask / mask alone
+    t5 = _text(rows[-1])
+    assert "32 × 12 = 384" in t5
+    assert "a learned scalar bias per (bucket of j − i, head) added to each score" in t5
+    assert "q·k plus the bucket of j − i" in t5
+    assert "no new bucket" in t5
+    own = compare_order_similarity(*ORDER_PAIR, "t5", False)
+    assert f"{own:.3f}: order-aware" in t5
     assert "1.000: order-blind" in _text(table)
 
 
@@ -120,6 +165,21 @@ def test_figures_draw_the_core_numbers(page, render, sources):
     np.testing.assert_allclose(served.data["bias"], -slope * np.asarray(served.data["delta"]))
     sinusoidal = render(page.figures["sinusoidal"].plot)
     assert sources(sinusoidal, MultiLine) or sources(sinusoidal, Line)
+    t5 = render(page.figures["t5"].plot)
+    lines = sources(t5, Line)
+    assert len(lines) == 2
+    for source in lines:
+        distance = np.asarray(source.data["distance"])
+        bucket = np.asarray(source.data["bucket"])
+        assert distance.min() == 1 and distance.max() == 16383
+        sign = 1 if bucket.max() > 16 else -1  # keys after the query use buckets 17 … 31
+        core = t5_relative_bucket(sign * distance, **T5_SETTINGS)
+        # Steps: every sampled distance is drawn at its core bucket (and repeated
+        # at the previous bucket where the step rises).
+        drawn = set(zip(distance.tolist(), bucket.tolist(), strict=True))
+        assert set(zip(distance.tolist(), core.tolist(), strict=True)) <= drawn
+        assert set(np.unique(bucket)) == set(np.unique(core))
+        assert set(np.unique(bucket)) == (set(range(17, 32)) if sign > 0 else set(range(1, 16)))
 
 
 def test_target_shorter_than_trained_is_raised(page):

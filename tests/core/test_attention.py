@@ -24,6 +24,7 @@ from positional_core.attention import (
     softmax,
     word_vector,
 )
+from positional_core.relative import t5_random_bucket_biases
 
 
 class TestOrderDemo:
@@ -341,7 +342,7 @@ class TestCompareOrderSimilarity:
     A, B = "dog bites man", "man bites dog"
 
     def test_schemes(self):
-        assert COMPARE_SCHEMES == ("none", "sinusoidal", "rope", "learned", "alibi")
+        assert COMPARE_SCHEMES == ("none", "sinusoidal", "rope", "learned", "alibi", "t5")
 
     @pytest.mark.parametrize("scheme", SCHEMES)
     @pytest.mark.parametrize("causal", [False, True])
@@ -368,13 +369,52 @@ class TestCompareOrderSimilarity:
                 order_similarity(self.A, self.B, "none", causal), abs=1e-12
             )
 
+    @pytest.mark.parametrize("causal", [False, True])
+    def test_t5_buckets_break_order_blindness(self, causal):
+        # Offsets −1 and +1 fall in different buckets, so even reversal changes the scores.
+        value = compare_order_similarity(self.A, self.B, "t5", causal)
+        assert value < 1 - 1e-6
+        assert value != compare_order_similarity(self.A, self.B, "none", causal)
+        other = compare_order_similarity("the dog bites the man", "the man bites the dog", "t5")
+        assert other < 1 - 1e-6
+
+    def test_t5_is_deterministic(self):
+        first = compare_order_similarity(self.A, self.B, "t5")
+        assert compare_order_similarity(self.A, self.B, "t5") == first
+        default = t5_random_bucket_biases(32, 1, seed=0)[:, 0]
+        assert compare_order_similarity(self.A, self.B, "t5", t5_bucket_biases=default) == first
+
+    @pytest.mark.parametrize("causal", [False, True])
+    @pytest.mark.parametrize("value", [0.0, -2.5, 3.0])
+    def test_t5_with_equal_bucket_biases_is_no_positions(self, causal, value):
+        equal = np.full(32, value)
+        got = compare_order_similarity(self.A, self.B, "t5", causal, t5_bucket_biases=equal)
+        assert got == pytest.approx(order_similarity(self.A, self.B, "none", causal), abs=1e-12)
+
+    def test_t5_uses_the_bucket_of_key_minus_query(self):
+        # With zero biases the layer is order-blind (similarity 1). A bias on bucket
+        # 17 (offset +1) alone breaks the tie; one on bucket 16 (never reached when
+        # bidirectional) changes nothing.
+        base = compare_order_similarity(self.A, self.B, "t5", t5_bucket_biases=np.zeros(32))
+        reached, unreached = np.zeros(32), np.zeros(32)
+        reached[17], unreached[16] = 2.0, 2.0
+        assert compare_order_similarity(
+            self.A, self.B, "t5", t5_bucket_biases=unreached
+        ) == pytest.approx(base, abs=1e-12)
+        assert base == pytest.approx(1.0, abs=1e-12)
+        assert compare_order_similarity(self.A, self.B, "t5", t5_bucket_biases=reached) < 1 - 1e-6
+
     @pytest.mark.parametrize("scheme", COMPARE_SCHEMES)
     def test_same_sentence_is_one(self, scheme):
         assert compare_order_similarity(self.A, self.A, scheme, True) == pytest.approx(1)
 
     def test_bad_input(self):
         with pytest.raises(ValueError, match="scheme"):
-            compare_order_similarity(self.A, self.B, "t5")
+            compare_order_similarity(self.A, self.B, "t6")
+        with pytest.raises(ValueError, match="t5_bucket_biases"):
+            compare_order_similarity(self.A, self.B, "t5", t5_bucket_biases=np.ones(31))
+        with pytest.raises(ValueError, match="t5_bucket_biases"):
+            compare_order_similarity(self.A, self.B, "t5", t5_bucket_biases=[np.nan] * 32)
         with pytest.raises(ValueError, match="causal"):
             compare_order_similarity(self.A, self.B, "alibi", "yes")
         with pytest.raises(ValueError, match="alibi_slope"):

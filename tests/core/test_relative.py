@@ -24,6 +24,7 @@ from positional_core.relative import (
     shaw_relative_index,
     t5_bias_matrix,
     t5_bucket_regions,
+    t5_new_buckets,
     t5_random_bucket_biases,
     t5_relative_bucket,
 )
@@ -225,6 +226,63 @@ class TestT5BucketRegions:
         start = regions.last_bucket_start
         assert int(t5_relative_bucket(-start, **setting)) == last
         assert int(t5_relative_bucket(-(start - 1), **setting)) < last
+
+
+class TestT5NewBuckets:
+    def test_t5_base_hand_worked(self):
+        # Trained on 64 tokens (distances ≤ 63, bucket 13 / 29 at most), run on
+        # 16,384: the two farthest buckets of each direction are new.
+        np.testing.assert_array_equal(t5_new_buckets(64, 16_384), [14, 15, 30, 31])
+        # Once training covers distance 91 (the last bucket's start), i.e. from
+        # 92 tokens on, nothing is new at any length.
+        assert t5_new_buckets(4_096, 16_384).size == 0
+        assert t5_new_buckets(92, 2**24).size == 0
+        np.testing.assert_array_equal(t5_new_buckets(91, 92), [15, 31])
+        assert t5_new_buckets(16_384, 16_384).size == 0
+        assert t5_new_buckets(16_384, 64).size == 0
+
+    def test_causal(self):
+        # Causal T5-base: 32 buckets for the past, the last from distance 113.
+        assert t5_new_buckets(114, 10**6, bidirectional=False).size == 0
+        np.testing.assert_array_equal(t5_new_buckets(113, 114, bidirectional=False), [31])
+        new = t5_new_buckets(64, 16_384, bidirectional=False)
+        assert new.size and new.min() > 16 and new.max() == 31
+
+    @given(
+        t5_settings(),
+        st.integers(1, 600),
+        st.integers(1, 600),
+    )
+    def test_equals_the_buckets_of_every_offset(self, setting, trained, target):
+        def seen(n):
+            return set(t5_relative_bucket(np.arange(-(n - 1), n), **setting).tolist())
+
+        expected = sorted(seen(target) - seen(trained))
+        got = t5_new_buckets(trained, target, **setting)
+        assert got.dtype == np.int64
+        assert got.tolist() == expected
+
+    @given(t5_settings(), st.integers(1, 10**6))
+    def test_nothing_new_once_the_last_bucket_is_reached(self, setting, extra):
+        regions = t5_bucket_regions(
+            setting["num_buckets"], setting["max_distance"], setting["bidirectional"]
+        )
+        start = regions.last_bucket_start + 1  # length whose farthest distance is the start
+        assert t5_new_buckets(start, start + extra, **setting).size == 0
+
+    @pytest.mark.parametrize(
+        ("args", "kwargs", "match"),
+        [
+            ((0, 10), {}, "trained_len"),
+            ((10, MAX_POSITION + 1), {}, "target_len"),
+            ((10, 20), {"num_buckets": 31}, "num_buckets"),
+            ((10, 20), {"max_distance": 4}, "max_distance"),
+            ((10, 20), {"bidirectional": "yes"}, "bidirectional"),
+        ],
+    )
+    def test_bad_input(self, args, kwargs, match):
+        with pytest.raises(ValueError, match=match):
+            t5_new_buckets(*args, **kwargs)
 
 
 class TestT5BiasMatrix:

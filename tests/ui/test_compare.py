@@ -1,4 +1,4 @@
-"""Compare page in a real browser: four verdicts, a link, a slider."""
+"""Compare page in a real browser: five verdicts, a link, a slider."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ VERDICTS = (
     "Defined, but 18 of 64 pairs unseen",
     "18 of 64 pairs leave their band",
     "Nothing new at any trained distance",
+    "No new bucket past L",
 )
 
 
@@ -21,22 +22,26 @@ def errors(page: Page) -> list[str]:
     return found
 
 
-def test_four_verdicts_and_the_summary(server, page: Page, errors):
+def test_five_verdicts_and_the_summary(server, page: Page, errors):
     page.goto(f"{server['url']}?page=compare")
     page.wait_for_selector("canvas", state="attached", timeout=30_000)
-    for title in ("Learned table", "Sinusoidal codes", "RoPE", "ALiBi"):
+    for title in ("Learned table", "Sinusoidal codes", "RoPE", "ALiBi", "T5 relative buckets"):
         expect(page.locator(".card-title", has_text=title).first).to_be_visible(timeout=30_000)
     for verdict in VERDICTS:
         expect(page.locator(".badge", has_text=verdict)).to_be_visible()
     expect(page.get_by_text("Summary: what each scheme adds")).to_be_visible()
     expect(page.locator("td", has_text="0 after interpolation, 17 with NTK")).to_be_visible()
+    expect(
+        page.locator("td", has_text="no new bucket; distances ≥ 91 share one bias")
+    ).to_be_visible()
+    expect(page.locator("td", has_text="32 × 12 = 384")).to_be_visible()
     assert (
         page.evaluate(
             """() => { let n = 0; for (const doc of Bokeh.documents) for (const m of doc.all_models)
              if (m.constructor.__name__ === 'Plot' || m.constructor.__name__ === 'Figure') n++;
            return n; }"""
         )
-        >= 4
+        >= 5
     )
 
     # L′ one step up with the keyboard: 16,384 → 32,768, the verdicts follow.
@@ -52,6 +57,7 @@ def test_four_verdicts_and_the_summary(server, page: Page, errors):
         timeout=10_000
     )
     expect(page.get_by_text("NTK-aware base 82,685")).to_be_visible()
+    expect(page.get_by_text("the new distances 4,096 … 32,767 reuse")).to_be_visible()
     page.wait_for_url("**target_len=32768*", timeout=10_000)
     assert "Traceback" not in page.content()
     assert errors == []
