@@ -3,15 +3,23 @@
 ``panel serve app`` runs this file once per browser session; :func:`build_app`
 builds everything that session owns (pages, widgets, URL writer), so no two
 sessions share state. Pages are built on first visit.
+
+For iframes (documentation), ``?page=<slug>&embed=1`` shows one page and
+``?page=<slug>&figure=<name>&embed=1`` one figure with its controls, both
+without the template's header, sidebar and navigation. They use Panel's plain
+(Native) design, like the static export (:mod:`app.export`): the Fast design
+takes its colours from a JavaScript provider that only its templates start.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import panel as pn
 import param
+from panel.theme import Native
 
 from .alibi import AlibiPage
 from .compare import ComparePage
@@ -25,7 +33,7 @@ from .sinusoidal import SinusoidalPage
 from .theme import OfflineFast
 from .urlstate import UrlWriter, normalise_query, page_query
 
-__all__ = ["PAGES", "AppShell", "build_app"]
+__all__ = ["PAGES", "AppShell", "build_app", "is_true"]
 
 # Everything the browser loads comes from this server (offline classrooms):
 # Panel's and Bokeh's bundles are served from /static, KaTeX included.
@@ -57,8 +65,17 @@ ABOUT = (
 )
 
 
+def is_true(raw: str | None) -> bool:
+    """A link's switch (``embed=1``): on for 1, true, yes, on."""
+    return (raw or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
 class AppShell(param.Parameterized):
-    """One session's navigation: which page is shown, and the link to it."""
+    """One session's navigation: which page is shown, and the link to it.
+
+    Embedded (``embed=1``) the shell shows the page alone, or only the figure
+    named by ``figure``; both keys stay in the link it writes.
+    """
 
     page = param.Selector(default=DEFAULT_PAGE, objects=list(PAGES), doc="The page shown.")
 
@@ -74,6 +91,18 @@ class AppShell(param.Parameterized):
         self._pages: dict[str, Page] = {}
         self.url = UrlWriter()
         self.shell_notes = notes
+        #: Shown without the template (``embed=1``), and then maybe one figure alone.
+        self.embed = is_true(query.get("embed"))
+        self.figure: str | None = None
+        if self.embed and query.get("figure") is not None:
+            name = query["figure"]
+            if name in self.current.figures:
+                self.figure = name
+            else:
+                notes.append(
+                    f"There is no figure {name[:24]!r} on the page {self.current.title}; "
+                    "showing the whole page."
+                )
         self.sidebar_area = pn.Column(sizing_mode="stretch_width")
         self.main_area = pn.Column(sizing_mode="stretch_width")
         self.nav = pn.widgets.RadioButtonGroup.from_param(
@@ -103,8 +132,15 @@ class AppShell(param.Parameterized):
         page = self.current
         if query:
             page.apply_query(query)
-        self.sidebar_area.objects = [page.sidebar()]
-        self.main_area.objects = [page.content()]
+        if self.figure is not None:
+            self.sidebar_area.objects = []
+            self.main_area.objects = [
+                notice_pane(page.param.notes, kind="warning", title="Some settings were changed:"),
+                page.figure_view(self.figure),
+            ]
+        else:
+            self.sidebar_area.objects = [page.sidebar()]
+            self.main_area.objects = [page.content()]
         self.write_url()
 
     @param.depends("page", watch=True)
@@ -115,6 +151,10 @@ class AppShell(param.Parameterized):
         """The query that reopens this session's state."""
         page = self.current
         query = page_query(self.page, page, page.control_names())
+        if self.figure is not None:
+            query["figure"] = self.figure
+        if self.embed:
+            query["embed"] = "1"
         if self._theme:
             query["theme"] = self._theme
         return query
@@ -123,8 +163,49 @@ class AppShell(param.Parameterized):
         self.url.write(self.link_query())
 
 
-def build_app(query: Mapping[str, Any] | None = None) -> pn.template.FastListTemplate:
-    """Everything one session shows, built fresh for that session."""
+@contextmanager
+def _design(design: type) -> Iterator[None]:
+    """Build with ``design``: for the rest of a served session, else only inside."""
+    if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+        pn.config.design = design  # a session's own setting; others keep theirs
+        yield
+    else:
+        with pn.config.set(design=design):
+            yield
+
+
+def _embedded(shell: AppShell) -> pn.Column:
+    """The page (controls beside its figures) or one figure, with no template around it."""
+    if shell.figure is not None:
+        body: pn.viewable.Viewable = shell.main_area
+    else:
+        body = pn.Row(
+            pn.Column(shell.sidebar_area, width=300), shell.main_area, sizing_mode="stretch_width"
+        )
+    return pn.Column(
+        notice_pane(shell.shell_notes, kind="warning"),
+        body,
+        shell.url.view,
+        sizing_mode="stretch_width",
+    )
+
+
+def build_app(
+    query: Mapping[str, Any] | None = None,
+) -> pn.template.FastListTemplate | pn.Column:
+    """Everything one session shows, built fresh for that session.
+
+    The full app is a template; an embedded view (``embed=1``) a bare column.
+    Either way ``.shell`` is the session's :class:`AppShell`.
+    """
+    query = normalise_query(query or {})
+    if is_true(query.get("embed")):
+        with _design(Native):
+            shell = AppShell(query)
+            view = _embedded(shell)
+        view.shell = shell
+        pn.state.onload(shell.url.activate)
+        return view
     shell = AppShell(query)
     template = pn.template.FastListTemplate(
         title=TITLE,

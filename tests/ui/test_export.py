@@ -1,0 +1,118 @@
+"""The static export in a real browser: opened from disk, with every network request refused.
+
+The export runs here as in CI (``python -m app.export``), for a few figures that
+cover the three kinds of control (slider, buttons, select).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from app.export import MAX_BYTES, select_specs
+
+from .conftest import ROOT
+from .helpers import open_page
+
+#: One figure per kind of control (slider, buttons, select); CI stays fast.
+ONLY = ("alibi:matrix", "order:permutation", "order:similarity")
+SPECS = select_specs(ONLY)
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> Path:
+    outdir = tmp_path_factory.mktemp("export")
+    done = subprocess.run(
+        [sys.executable, "-m", "app.export", str(outdir), "--only", ",".join(ONLY)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    for spec in SPECS:
+        assert spec.name in done.stdout  # the report table
+    return outdir
+
+
+def test_export_writes_one_small_file_per_figure(exported):
+    names = sorted(p.name for p in exported.glob("*.html"))
+    assert names == sorted([s.filename for s in SPECS] + ["index.html"])
+    for spec in SPECS:
+        size = (exported / spec.filename).stat().st_size
+        assert 0 < size < MAX_BYTES, spec.name
+    index = (exported / "index.html").read_text()
+    assert all(spec.filename in index for spec in SPECS)
+
+
+def _offline(page) -> dict[str, list[str]]:
+    """Refuse every request that is not for a file on disk; record them and console errors."""
+    seen: dict[str, list[str]] = {"network": [], "errors": []}
+
+    def route(route):
+        if route.request.url.startswith("file://"):
+            route.continue_()
+        else:
+            seen["network"].append(route.request.url)
+            route.abort()
+
+    page.context.route("**/*", route)
+    page.on(
+        "request",
+        lambda r: (
+            None if r.url.startswith(("file:", "data:", "blob:")) else seen["network"].append(r.url)
+        ),
+    )
+    page.on("console", lambda m: seen["errors"].append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: seen["errors"].append(f"pageerror: {exc}"))
+    return seen
+
+
+def _move_main_control(page) -> str:
+    """Move the file's one control; return its kind."""
+    if page.locator(".noUi-handle").count():
+        handle = page.locator(".noUi-handle").first
+        at_end = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
+        handle.focus()
+        page.keyboard.press("ArrowLeft" if at_end else "ArrowRight")
+        return "slider"
+    if page.locator("select").count():
+        select = page.locator("select").first
+        current = select.input_value()
+        values = select.locator("option").evaluate_all("os => os.map(o => o.value)")
+        select.select_option(next(v for v in values if v != current))
+        return "select"
+    page.locator("button.bk-btn:not(.bk-active)").first.click()
+    return "buttons"
+
+
+def _changed(locator, before: bytes, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if locator.screenshot() != before:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+def test_exported_figure_works_offline(page, exported, spec):
+    seen = _offline(page)
+    open_page(page, (exported / spec.filename).as_uri())
+    # One control only, and the figure's card.
+    card = page.locator(".bk-panel-models-layout-Card").first
+    before = card.screenshot()
+    kind = _move_main_control(page)
+    assert kind == {"slider": "slider", "buttons": "buttons", "select": "select"}[spec.widget]
+    assert _changed(card, before), f"{spec.name}: moving the {kind} did not change the figure"
+    if kind == "slider":  # the last precomputed state exists too
+        page.keyboard.press("End")
+        after = card.screenshot()
+        page.keyboard.press("Home")
+        assert _changed(card, after)
+    assert seen["network"] == [], f"requests left the file: {seen['network']}"
+    assert seen["errors"] == []
