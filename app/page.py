@@ -88,7 +88,8 @@ class Page(pn.viewable.Viewer):
             clamped = min(max(value, low), high)
             if clamped != value:
                 label = cls.param[name].label or name
-                notes.append(f"{label} {value:,} is past {high:,}; set to {clamped:,}.")
+                limit = f"below {low:,}" if clamped == low else f"past {high:,}"
+                notes.append(f"{label} {value:,} is {limit}; set to {clamped:,}.")
                 fixed[name] = clamped
         return fixed, notes
 

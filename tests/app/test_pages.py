@@ -109,3 +109,19 @@ def test_two_sessions_can_render_the_same_page(slug):
         root = PAGES[slug]().__panel__().get_root(doc)
         doc.add_root(root)
         assert root.document is doc
+
+
+def test_constrain_names_the_bound_a_value_was_moved_to():
+    from app.page import Page
+
+    class Window(Page):
+        low = param.Integer(default=2, bounds=(0, 10))
+        high = param.Integer(default=8, bounds=(0, 10))
+
+        @classmethod
+        def dynamic_bounds(cls, values):
+            return {"low": (0, 5), "high": (5, 10)}
+
+    fixed, notes = Window.constrain({"low": 7, "high": 3})
+    assert fixed == {"low": 5, "high": 5}
+    assert notes == ["Low 7 is past 5; set to 5.", "High 3 is below 5; set to 5."]
