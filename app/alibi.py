@@ -43,6 +43,7 @@ from .look import (
     join_items,
     notice_pane,
     plot_opts,
+    row_outline,
 )
 from .page import Page
 
@@ -90,15 +91,6 @@ tr.extra td.src { color: inherit; }
 .swatch { display: inline-block; width: 0.7em; height: 0.7em; border-radius: 50%;
   margin-right: 0.35em; vertical-align: baseline; }
 """
-
-
-def _row_outline(i: int, color: str) -> hv.Overlay:
-    """Outline of matrix row ``i``: a dark line with a white core, visible on every
-    colour of the map and on both themes. (Same drawing as the Sinusoidal page's
-    helper; a candidate for ``look.py``.)"""
-    outer = hv.HSpan(i - 0.5, i + 0.5).opts(fill_alpha=0, line_color=color, line_width=4)
-    inner = hv.HSpan(i - 0.5, i + 0.5).opts(fill_alpha=0, line_color="#FFFFFF", line_width=1.5)
-    return outer * inner
 
 
 def _exponent(source: tuple[int, int]) -> Fraction:
@@ -469,7 +461,7 @@ class AlibiPage(Page):
 
     @param.depends("row")
     def _row_highlight(self) -> hv.Overlay:
-        return _row_outline(self.row, HIGHLIGHT)
+        return row_outline(self.row, HIGHLIGHT)
 
     @param.depends("heads", "head", "seq_len", "mask", "form")
     def _bias_readout(self) -> str:

@@ -37,6 +37,7 @@ __all__ = [
     "notice_pane",
     "plot_opts",
     "quick_check_card",
+    "row_outline",
     "text_color",
 ]
 
@@ -108,6 +109,14 @@ def plot_opts(**overrides: Any) -> dict[str, Any]:
     }
     opts.update(overrides)
     return opts
+
+
+def row_outline(row: float, color: str) -> hv.Overlay:
+    """Outline of image row ``row``: a dark line with a white core, visible on every
+    colour of a diverging map and on both themes, even when a row is 1 px tall."""
+    outer = hv.HSpan(row - 0.5, row + 0.5).opts(fill_alpha=0, line_color=color, line_width=4)
+    inner = hv.HSpan(row - 0.5, row + 0.5).opts(fill_alpha=0, line_color="#FFFFFF", line_width=1.5)
+    return outer * inner
 
 
 def escape_text(text: object, limit: int | None = None) -> str:

@@ -42,6 +42,7 @@ from .look import (
     escape_text,
     hands_palette,
     plot_opts,
+    row_outline,
 )
 from .page import Page
 
@@ -54,14 +55,6 @@ LEARNED_PRESETS: dict[str, tuple[int, int]] = {"GPT-2": (1024, 768), "BERT": (51
 
 _POS = hv.Dimension("position", label="position t")
 _DIM = hv.Dimension("dimension", label="dimension j")
-
-
-def _row_outline(t: int, color: str) -> hv.Overlay:
-    """Outline of table row ``t``: a dark line with a white core, visible on every
-    colour of the diverging map and on both themes, even when a row is 1 px tall."""
-    outer = hv.HSpan(t - 0.5, t + 0.5).opts(fill_alpha=0, line_color=color, line_width=4)
-    inner = hv.HSpan(t - 0.5, t + 0.5).opts(fill_alpha=0, line_color="#FFFFFF", line_width=1.5)
-    return outer * inner
 
 
 class SinusoidalPage(Page):
@@ -170,7 +163,7 @@ class SinusoidalPage(Page):
 
     @param.depends("t")
     def _table_highlight(self) -> hv.Overlay:
-        return _row_outline(self.t, HIGHLIGHT)
+        return row_outline(self.t, HIGHLIGHT)
 
     # ------------------------------------------------------------- S2 clock
     @param.depends("t", "d", "base")
@@ -288,7 +281,7 @@ class SinusoidalPage(Page):
     def _learned_marks(self) -> hv.Overlay:
         top = max(self.n, self.max_len)
         has_row = self.t < self.max_len
-        row = _row_outline(self.t, HIGHLIGHT if has_row else WARNING)
+        row = row_outline(self.t, HIGHLIGHT if has_row else WARNING)
         if not has_row:
             where, text = self.t, f"position {self.t}: no row"
         elif top > self.max_len:
