@@ -30,6 +30,7 @@ from positional_core.sinusoidal import (
 )
 from positional_core.views import shift_check
 
+from .choice import KEY, BrowserChoice, stack_choices
 from .look import (
     CODE_CLIM,
     CODE_CMAP,
@@ -42,7 +43,6 @@ from .look import (
     escape_text,
     hands_palette,
     plot_opts,
-    row_outline,
 )
 from .page import Page
 
@@ -161,34 +161,63 @@ class SinusoidalPage(Page):
             **plot_opts(height=340),
         )
 
-    @param.depends("t")
+    # Everything that only follows t is drawn from candidates for every t,
+    # selected in the browser (app/choice.py); these DynamicMaps depend only on
+    # what changes the candidates, so moving t redraws nothing on the server.
+    def _positions(self) -> np.ndarray:
+        return np.arange(self.n)
+
+    @staticmethod
+    def _outline(values: np.ndarray) -> dict[str, np.ndarray]:
+        values = np.asarray(values, dtype=float)
+        return {"y0": values - 0.5, "y1": values + 0.5, KEY: values.astype(int)}
+
+    def _outline_pair(self, role: str, color: str, columns: Any = None) -> hv.Overlay:
+        """A row outline (dark line, white core) as two browser-selected layers."""
+        columns = columns or self._outline
+        outer = self._t.element(f"{role}_outer", hv.HSpans, columns, self._positions)
+        inner = self._t.element(f"{role}_inner", hv.HSpans, columns, self._positions)
+        return outer.opts(fill_alpha=0, line_color=color, line_width=4) * inner.opts(
+            fill_alpha=0, line_color="#FFFFFF", line_width=1.5
+        )
+
+    @param.depends("n")
     def _table_highlight(self) -> hv.Overlay:
-        return row_outline(self.t, HIGHLIGHT)
+        return self._outline_pair("table", HIGHLIGHT)
 
     # ------------------------------------------------------------- S2 clock
-    @param.depends("t", "d", "base")
-    def _clock_hands(self) -> hv.Segments:
-        code = sinusoidal_code(self.t, self.d, self.base)
+    def _hand_rows(self, t: int) -> dict[str, np.ndarray]:
+        code = sinusoidal_code(t, self.d, self.base)
         pairs = self.d // 2
         sin, cos = code[0::2], code[1::2]
         # Drawing only: fast hands long and thin, slow hands short and thick,
         # like a clock's second and hour hands.
         length = np.linspace(1.0, 0.35, pairs) if pairs > 1 else np.ones(1)
         width = np.linspace(1.5, 5.0, pairs) if pairs > 1 else np.full(1, 3.0)
-        data = {
+        return {
             "x0": np.zeros(pairs),
             "y0": np.zeros(pairs),
             "x1": length * sin,
             "y1": length * cos,
             "pair": np.arange(pairs),
             "omega": sinusoidal_frequencies(self.d, self.base),
-            "angle": clock_angles(self.t, self.d, self.base),
+            "angle": clock_angles(t, self.d, self.base),
             "sin": sin,
             "cos": cos,
             "width": width,
+            # The columns HoloViews derives from color="pair" and line_width="width".
+            "color": np.arange(pairs),
+            "line_width": width,
         }
-        return hv.Segments(
-            data,
+
+    @param.depends("n", "d", "base")
+    def _clock_hands(self) -> hv.Segments:
+        pairs = self.d // 2
+        return self._t.element(
+            "hands",
+            hv.Segments,
+            lambda values: stack_choices(values, self._hand_rows),
+            self._positions,
             kdims=["x0", "y0", "x1", "y1"],
             vdims=[
                 hv.Dimension("pair", label="pair i (0 = fastest)"),
@@ -221,19 +250,49 @@ class SinusoidalPage(Page):
         return face * ticks.opts(hv.opts.Text(color=OKABE_ITO["grey"]))
 
     # -------------------------------------------------------- S3 similarity
-    @param.depends("t", "n", "d", "base")
+    def _similarity_rows(self, values: np.ndarray) -> dict[str, np.ndarray]:
+        # PE(t)·PE(s) depends on s − t only: one row of the core's result over all
+        # offsets −(n−1) … n−1, indexed for each t (no new arithmetic here).
+        n = self.n
+        offsets = code_similarity(n - 1, 2 * n - 1, self.d, self.base)
+        values = np.asarray(values, dtype=int)
+        s = np.arange(n)
+        index = s[None, :] - values[:, None] + n - 1
+        return {
+            "s": np.tile(s, len(values)),
+            "dot": offsets[index].ravel(),
+            KEY: np.repeat(values, n),
+        }
+
+    def _peak_rows(self, values: np.ndarray) -> dict[str, np.ndarray]:
+        top = code_similarity(0, 1, self.d, self.base)[0]
+        values = np.asarray(values, dtype=int)
+        return {"s": values, "dot": np.full(len(values), top), KEY: values}
+
+    @param.depends("n", "d", "base")
     def _similarity(self) -> hv.Overlay:
-        sim = code_similarity(self.t, self.n, self.d, self.base)
-        s = np.arange(self.n)
-        curve = hv.Curve(
-            (s, sim),
-            hv.Dimension("s", label="position s"),
-            hv.Dimension("dot", label="PE(t)·PE(s)"),
+        curve = self._t.element(
+            "similarity",
+            hv.Curve,
+            self._similarity_rows,
+            self._positions,
+            kdims=[hv.Dimension("s", label="position s")],
+            vdims=[hv.Dimension("dot", label="PE(t)·PE(s)")],
         ).opts(color=OKABE_ITO["blue"], line_width=2, tools=["hover"], framewise=True)
-        peak = hv.Points([(self.t, sim[self.t])], kdims=["s", "dot"], label="s = t").opts(
-            color=OKABE_ITO["vermillion"], size=9, tools=[], framewise=True
-        )
-        mark = hv.VLine(self.t).opts(color=OKABE_ITO["vermillion"], line_dash="dashed")
+        peak = self._t.element(
+            "peak",
+            hv.Points,
+            self._peak_rows,
+            self._positions,
+            kdims=["s", "dot"],
+            label="s = t",
+        ).opts(color=OKABE_ITO["vermillion"], size=9, tools=[], framewise=True)
+        mark = self._t.element(
+            "mark",
+            hv.VLines,
+            lambda values: {"x": np.asarray(values, float), KEY: np.asarray(values, int)},
+            self._positions,
+        ).opts(color=OKABE_ITO["vermillion"], line_dash="dashed")
         return (curve * mark * peak).opts(
             hv.opts.Overlay(legend_position="top_right", show_legend=True)
         )
@@ -277,21 +336,52 @@ class SinusoidalPage(Page):
             **plot_opts(height=340),
         )
 
-    @param.depends("t", "n", "max_len", "d")
-    def _learned_marks(self) -> hv.Overlay:
+    def _learned_rows(self, values: np.ndarray, has_row: bool) -> dict[str, np.ndarray]:
+        values = np.asarray(values, dtype=int)
+        return self._outline(values[(values < self.max_len) == has_row])
+
+    def _learned_label_rows(self, values: np.ndarray, has_row: bool) -> dict[str, Any]:
+        values = np.asarray(values, dtype=int)
+        values = values[(values < self.max_len) == has_row]
         top = max(self.n, self.max_len)
-        has_row = self.t < self.max_len
-        row = row_outline(self.t, HIGHLIGHT if has_row else WARNING)
         if not has_row:
-            where, text = self.t, f"position {self.t}: no row"
+            where = values.astype(float)
+            text = [f"position {v}: no row" for v in values]
         elif top > self.max_len:
-            where, text = (self.max_len + top) / 2 - 0.5, f"no rows for positions ≥ {self.max_len}"
+            where = np.full(len(values), (self.max_len + top) / 2 - 0.5)
+            text = [f"no rows for positions ≥ {self.max_len}"] * len(values)
         else:
-            where, text = 0, ""
-        label = hv.Text((self.d - 1) / 2, where, text, fontsize=11).opts(
-            color=WARNING if not has_row else self._ink
-        )
-        return row * label
+            where = np.zeros(len(values))
+            text = [""] * len(values)
+        return {
+            "x": np.full(len(values), (self.d - 1) / 2),
+            "y": where,
+            "text": np.asarray(text, dtype=object),
+            KEY: values,
+        }
+
+    @param.depends("n", "max_len", "d")
+    def _learned_marks(self) -> hv.Overlay:
+        layers = []
+        for has_row, color in ((True, HIGHLIGHT), (False, WARNING)):
+            role = "row" if has_row else "no_row"
+            layers.append(
+                self._outline_pair(
+                    f"learned_{role}",
+                    color,
+                    lambda values, has_row=has_row: self._learned_rows(values, has_row),
+                )
+            )
+            label = self._t.element(
+                f"learned_{role}_label",
+                hv.Labels,
+                lambda values, has_row=has_row: self._learned_label_rows(values, has_row),
+                self._positions,
+                kdims=["x", "y"],
+                vdims=["text"],
+            ).opts(text_color=self._ink if has_row else WARNING, text_font_size="11pt")
+            layers.append(label)
+        return hv.Overlay(layers)
 
     @param.depends("t", "max_len", "d")
     def _learned_readout(self) -> str:
@@ -343,6 +433,9 @@ class SinusoidalPage(Page):
 
     # ---------------------------------------------------------------- figures
     def _build_figures(self) -> dict[str, Figure]:
+        #: S1–S4's marks of position t, selected in the browser.
+        self._t = BrowserChoice("t", lambda: self.t)
+        self.choices = {"t": self._t}
         table = hv.DynamicMap(self._table_image) * hv.DynamicMap(self._table_highlight)
         clock = (self._clock_face() * hv.DynamicMap(self._clock_hands)).opts(
             hv.opts.Overlay(

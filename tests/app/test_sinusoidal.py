@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from bokeh.document.events import ColumnDataChangedEvent
-from bokeh.models import BoxAnnotation, Image, Scatter, Segment
+from bokeh.models import GlyphRenderer, HStrip, Image, Scatter, Segment
 from bokeh.models import Line as LineGlyph
 
 from app.sinusoidal import LEARNED_PRESETS, SinusoidalPage
@@ -19,9 +19,13 @@ def page():
 
 
 def _outlines(plot):
-    return sorted(
-        {(b.bottom, b.top) for b in plot.state.select(BoxAnnotation) if b.bottom == b.bottom}
-    )
+    """(bottom, top) of every row outline drawn (HStrip glyphs, one row per outline)."""
+    found = set()
+    for renderer in plot.state.select(GlyphRenderer):
+        if isinstance(renderer.glyph, HStrip):
+            data = renderer.data_source.data
+            found |= set(zip(data["y0"], data["y1"], strict=True))
+    return sorted((float(a), float(b)) for a, b in found)
 
 
 def test_table_image_is_the_core_table_pinned_to_unit_range(page, render, sources):
@@ -99,7 +103,11 @@ def test_learned_table_has_no_row_past_max_len(page):
     assert "rows 0…15" in text
     assert f"{learned_parameter_count(16, 32):,}" in text
     marks = page._learned_marks()
-    labels = [el.text for el in marks.traverse(lambda e: e, [lambda e: type(e).__name__ == "Text"])]
+    labels = [
+        text
+        for el in marks.traverse(lambda e: e, [lambda e: type(e).__name__ == "Labels"])
+        for text in el.dimension_values("text")
+    ]
     assert "position 20: no row" in labels
     page.t = 15
     assert "row 15 of the table" in page._learned_readout()

@@ -1,0 +1,237 @@
+"""Controls that only *select* among data already computed: the browser selects (issue 8).
+
+Moving the highlighted position of a figure should not cost a round trip to
+the server: the figure's data for every choice of the control is known as soon
+as the other controls are. A :class:`BrowserChoice` ships those *candidates*
+once, with the figure, and a small ``CustomJS`` on the control's widget copies
+the rows of the chosen value into the drawn data source: indexing, never the
+math (that stays in :mod:`positional_core`).
+
+How a page uses it, for a control ``t``:
+
+- each figure element that depends on ``t`` is drawn from ``columns(values)``:
+  a function that returns the element's columns for an array of ``t`` values,
+  stacked, with a ``"__key"`` column holding the ``t`` of each row;
+- the element is built with :meth:`BrowserChoice.element` and its
+  ``DynamicMap`` does *not* depend on ``t`` (only on what changes the
+  candidates), so a new ``t`` re-renders nothing on the server;
+- the server still hears of the new ``t`` (links, readouts): on its side
+  :meth:`BrowserChoice.sync` puts the chosen rows in every drawn source whose
+  data differ, which is nothing when the browser already did it, and
+  everything when ``t`` was set in Python (a link, a rule, a test).
+
+Past ``limit`` candidate rows a role is left to the server (``sync`` draws it),
+so no control can make the page ship an unbounded table.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import holoviews as hv
+import numpy as np
+import panel as pn
+from bokeh.models import ColumnDataSource
+from panel.io.state import set_curdoc
+
+__all__ = ["KEY", "BrowserChoice", "stack_choices"]
+
+#: Column of the candidates that holds the control value a row belongs to.
+KEY = "__key"
+
+Columns = dict[str, np.ndarray]
+
+# Runs in the browser on every change of the control's value: for each drawn
+# source of this choice, copy the candidate rows whose key is the new value.
+_SELECT_JS = """
+const value = cb_obj.value;
+const doc = cb_obj.document;
+if (doc == null) { return; }
+for (const model of doc.all_models) {
+  if (model.name !== NAME || model.tags.length === 0) { continue; }
+  const candidates = model.tags[0].data;
+  const keys = candidates["__key"];
+  const out = {};
+  const names = Object.keys(model.data);
+  for (const name of names) { out[name] = []; }
+  for (let i = 0; i < keys.length; i++) {
+    if (keys[i] !== value) { continue; }
+    for (const name of names) { out[name].push(candidates[name][i]); }
+  }
+  model.data = out;
+}
+"""
+
+
+def stack_choices(values: np.ndarray, rows: Callable[[int], Mapping[str, Any]]) -> Columns:
+    """Columns for several control values, stacked, from a one-value function.
+
+    ``rows(v)`` returns the element's columns for one value ``v``; the result
+    has them for every ``v`` in ``values``, plus :data:`KEY`. For functions
+    that are not vectorised (the caller bounds ``len(values)``).
+    """
+    parts = [dict(rows(int(v))) for v in values]
+    if not parts:
+        return {KEY: np.zeros(0, dtype=np.int64)}
+    names = list(parts[0])
+    out: Columns = {}
+    for name in names:
+        out[name] = np.concatenate([np.asarray(p[name]) for p in parts])
+    out[KEY] = np.concatenate(
+        [np.full(len(np.asarray(p[names[0]])), int(v)) for v, p in zip(values, parts, strict=True)]
+    )
+    return out
+
+
+def _same(old: Any, new: np.ndarray) -> bool:
+    old = np.asarray(old)
+    if old.shape != new.shape:
+        return False
+    if new.dtype.kind in "fiu" and old.dtype.kind in "fiu":
+        return bool(np.array_equal(old.astype(float), new.astype(float), equal_nan=True))
+    return bool(np.array_equal(old.astype(str), new.astype(str)))
+
+
+class BrowserChoice:
+    """The figures of one selection control, selected in the browser (see module docs).
+
+    ``value`` returns the control's current value; ``limit`` bounds the
+    candidate rows shipped per role.
+    """
+
+    def __init__(self, control: str, value: Callable[[], int], *, limit: int = 2**17) -> None:
+        self.control = control
+        self.limit = limit
+        self._value = value
+        self.name = f"pe-choice:{control}:{id(self):x}"
+        self._columns: dict[str, Callable[[np.ndarray], Columns]] = {}
+        self._choices: dict[str, Callable[[], np.ndarray]] = {}
+        self._sources: dict[str, list[weakref.ref[Any]]] = {}
+        #: > 0 while the server handles a change made in the browser.
+        self._from_browser = 0
+
+    # ----------------------------------------------------------- building
+    def element(
+        self,
+        role: str,
+        kind: Callable[..., hv.Element],
+        columns: Callable[[np.ndarray], Columns],
+        choices: Callable[[], np.ndarray],
+        **dims: Any,
+    ) -> hv.Element:
+        """The element drawing ``role`` for the current value, with its candidates attached.
+
+        ``kind`` is the HoloViews element type, ``columns(values)`` the stacked
+        columns for control values ``values`` (with :data:`KEY`), ``choices()``
+        every value the control can take now (e.g. ``range(n)``); ``dims`` go
+        to the element (``kdims``, ``vdims``, ``label``).
+        """
+        self._columns[role] = columns
+        self._choices[role] = choices
+        data = self._chosen(role)
+        return kind(data, **dims).opts(hooks=[self._hook(role)])
+
+    def _chosen(self, role: str) -> Columns:
+        data = self._columns[role](np.asarray([self._value()]))
+        return {k: v for k, v in data.items() if k != KEY}
+
+    def _hook(self, role: str) -> Callable[[Any, Any], None]:
+        me = weakref.ref(self)
+
+        def attach(plot: Any, element: Any) -> None:
+            owner, source = me(), plot.handles.get("source")
+            if owner is None or source is None:
+                return
+            owner._attach(role, source)
+
+        return attach
+
+    def _attach(self, role: str, source: ColumnDataSource) -> None:
+        source.name = self.name
+        refs = self._sources.setdefault(role, [])
+        if not any(ref() is source for ref in refs):
+            refs.append(weakref.ref(source))
+        values = np.asarray(self._choices[role]())
+        data: Columns | None = None
+        if len(values) > 0 and self._rows_estimate(role, values) <= self.limit:
+            data = self._columns[role](values)
+            if len(data[KEY]) > self.limit or not set(source.data) <= set(data):
+                data = None
+        if data is None:
+            source.tags = []
+        elif source.tags and isinstance(source.tags[0], ColumnDataSource):
+            source.tags[0].data = data
+        else:
+            source.tags = [ColumnDataSource(data)]
+
+    def _rows_estimate(self, role: str, values: np.ndarray) -> int:
+        one = self._columns[role](values[:1])
+        return len(one[KEY]) * len(values)
+
+    # ------------------------------------------------------------ browser
+    def code(self) -> str:
+        """The ``CustomJS`` body for the control's widget (``value`` callback)."""
+        return f"const NAME = {self.name!r};\n" + _SELECT_JS
+
+    def link(self, widget: pn.widgets.Widget) -> None:
+        """Have ``widget`` select in the browser (once per widget).
+
+        The server handles the widget's changes as usual (links, readouts),
+        but knows they come from the browser: :meth:`sync` then leaves the
+        sources that carry candidates alone (the browser has drawn them, and
+        its copy of the data may reach the server after the value does).
+        """
+        if getattr(widget, "_choice_linked", None) == self.name:
+            return
+        widget.jscallback(value=self.code())
+        handle = widget._process_events
+
+        def from_browser(events: dict[str, Any]) -> None:
+            self._from_browser += 1
+            try:
+                handle(events)
+            finally:
+                self._from_browser -= 1
+
+        widget._process_events = from_browser
+        widget._choice_linked = self.name
+
+    def has_candidates(self, role: str) -> bool:
+        """True when every drawn source of ``role`` carries its candidates."""
+        sources = self.sources(role)
+        return bool(sources) and all(s.tags for s in sources)
+
+    # ------------------------------------------------------------- server
+    def sources(self, role: str) -> list[ColumnDataSource]:
+        alive = [ref for ref in self._sources.get(role, []) if ref() is not None]
+        self._sources[role] = alive
+        return [ref() for ref in alive]
+
+    def sync(self) -> None:
+        """Draw the current value in every source that does not show it yet."""
+        by_document: dict[int, tuple[Any, list[tuple[Any, Columns]]]] = {}
+        for role in self._columns:
+            sources = self.sources(role)
+            if not sources:
+                continue
+            if self._from_browser and all(s.tags for s in sources):
+                continue
+            data = self._chosen(role)
+            for source in sources:
+                if self._from_browser and source.tags:
+                    continue
+                if set(source.data) != set(data) or not all(
+                    _same(source.data[k], v) for k, v in data.items()
+                ):
+                    doc = source.document
+                    by_document.setdefault(id(doc), (doc, []))[1].append((source, data))
+        for doc, changes in by_document.values():
+            if doc is None:
+                for source, data in changes:
+                    source.data = dict(data)
+                continue
+            with set_curdoc(doc), pn.io.unlocked():
+                for source, data in changes:
+                    source.data = dict(data)

@@ -1,0 +1,85 @@
+"""Browser-selected controls (app/choice.py): the candidates are the server's own figures.
+
+For each page control whose figures the browser selects, the rows the browser
+would copy for a value (the candidates with that key) must equal what the
+server draws when the value is set in Python; and past the size limit the
+server draws the figure itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import panel as pn
+import pytest
+from bokeh.document import Document
+
+from app.choice import KEY
+from app.main import PAGES
+
+
+def _rendered(slug: str, **values):
+    page = PAGES[slug](**values)
+    doc = Document()
+    doc.add_root(pn.Row(page.sidebar(), page.content()).get_root(doc))
+    return page
+
+
+def _rows(candidates: dict, value: int, names) -> dict:
+    keep = np.asarray(candidates[KEY]) == value
+    return {name: np.asarray(candidates[name])[keep] for name in names}
+
+
+def _assert_same(actual: dict, expected: dict, where: str) -> None:
+    assert set(actual) == set(expected), where
+    for name, column in expected.items():
+        got, column = np.asarray(actual[name]), np.asarray(column)
+        if column.dtype.kind in "fiu":
+            np.testing.assert_allclose(got.astype(float), column.astype(float), err_msg=where)
+        else:
+            assert list(got) == list(column), where
+
+
+PAGES_WITH_CHOICES = [slug for slug, cls in PAGES.items() if cls().choices]
+
+
+def test_some_pages_select_in_the_browser():
+    assert "sinusoidal" in PAGES_WITH_CHOICES
+
+
+@pytest.mark.parametrize("slug", PAGES_WITH_CHOICES)
+def test_candidates_are_what_the_server_draws(slug):
+    page = _rendered(slug)
+    rng = np.random.default_rng(0)
+    for control, choice in page.choices.items():
+        roles = list(choice._columns)
+        assert roles, control
+        for role in roles:
+            # At the default sizes every role is selected in the browser.
+            assert choice.has_candidates(role), (control, role)
+        low, high = page.param[control].bounds
+        for value in sorted({int(low), int(high), *rng.integers(low, high + 1, 4).tolist()}):
+            candidates = {role: dict(choice.sources(role)[0].tags[0].data) for role in roles}
+            page.set_state(**{control: value})
+            assert getattr(page, control) == value
+            for role in roles:
+                (source,) = choice.sources(role)
+                drawn = dict(source.data)
+                _assert_same(
+                    _rows(candidates[role], value, drawn), drawn, f"{slug} {control}={value} {role}"
+                )
+
+
+def test_past_the_limit_the_server_draws_the_figure():
+    page = _rendered("sinusoidal", n=4096, d=512, t=0)
+    choice = page.choices["t"]
+    assert not choice.has_candidates("hands")  # 4,096 × 256 rows: not shipped
+    assert choice.has_candidates("peak")  # 4,096 rows: shipped
+    page.t = 4000
+    (hands,) = choice.sources("hands")
+    from positional_core.sinusoidal import sinusoidal_code
+
+    np.testing.assert_allclose(hands.data["sin"], sinusoidal_code(4000, 512)[0::2])
+    for role in choice._columns:
+        for source in choice.sources(role):
+            if source.tags:
+                assert len(source.tags[0].data[KEY]) <= choice.limit, role

@@ -1,0 +1,67 @@
+"""Controls answer without Panel's 50 ms wait, and each change is one hold (issue 8).
+
+:func:`app.page.respond_at_once` relies on two private hooks of Panel's
+``Syncable`` (``_debounce`` and ``_process_events``); these tests fail if an
+upgrade of Panel changes them, instead of the pages silently getting slower.
+"""
+
+from __future__ import annotations
+
+import panel as pn
+import pytest
+from bokeh.document import Document
+from panel.io.state import set_curdoc
+
+from app.main import PAGES
+
+
+def _widget(view: pn.viewable.Viewable, name: str) -> pn.widgets.Widget:
+    for pane in view.select(pn.Param):
+        if name in pane._widgets:
+            return pane._widgets[name]
+    raise LookupError(name)
+
+
+@pytest.mark.parametrize("slug", list(PAGES))
+def test_every_control_widget_answers_at_once(slug):
+    page = PAGES[slug]()
+    views = [page.sidebar(), page.content(), *(page.figure_view(n) for n in page.figures)]
+    widgets = [w for view in views for w in view.select(pn.widgets.Widget)]
+    assert widgets
+    for widget in widgets:
+        assert widget._debounce == 0, widget
+        assert widget._responds_at_once, widget
+
+
+def _recomputes_for_one_change(process_events, page, widget, value) -> int:
+    doc = Document()
+    doc.add_root(pn.Row(page.sidebar(), page.content()).get_root(doc))
+    calls = 0
+    recompute = doc.models.recompute
+
+    def counted() -> None:
+        nonlocal calls
+        calls += 1
+        recompute()
+
+    doc.models.recompute = counted
+    with set_curdoc(doc):
+        process_events({"value": value})
+    return calls
+
+
+def test_one_change_walks_the_model_graph_once():
+    # The ALiBi head redraws four figures; without the hold Bokeh walks the
+    # whole document once per figure.
+    page = PAGES["alibi"]()
+    widget = _widget(page.sidebar(), "head")
+    held = _recomputes_for_one_change(widget._process_events, page, widget, 5)
+    assert page.head == 5
+    assert held == 1
+    page = PAGES["alibi"]()
+    widget = _widget(page.sidebar(), "head")
+    unheld = _recomputes_for_one_change(
+        lambda events: type(widget)._process_events(widget, events), page, widget, 5
+    )
+    assert page.head == 5
+    assert unheld > 1

@@ -1,0 +1,70 @@
+"""Browser-selected controls in a real browser: the figure follows, the server sends no data.
+
+Moving such a control (the sinusoidal page's position t) must redraw the marks
+from the candidates the page shipped, with no figure data coming back from the
+server: only the small messages for the readouts and the address.
+"""
+
+from __future__ import annotations
+
+import json
+
+from playwright.sync_api import Page, expect
+
+from .helpers import PageWatch, open_page
+
+_SET = """
+([title, value]) => {
+  const doc = Bokeh.documents[0];
+  const slider = [...doc.all_models].find(
+    m => typeof m.title === 'string' && m.title.startsWith(title));
+  slider.value = value;
+}
+"""
+
+_PEAK = """
+() => {
+  const doc = Bokeh.documents[0];
+  return [...doc.all_models]
+    .filter(m => typeof m.name === 'string' && m.name.startsWith('pe-choice:t:')
+                 && 'dot' in m.data && m.data.s.length === 1)
+    .map(m => Array.from(m.data.s)[0]);
+}
+"""
+
+
+def _data_events(frames: list[str]) -> list[str]:
+    """Server → browser events that replace or patch a data source."""
+    found = []
+    for frame in frames:
+        if not frame.startswith("{") or '"events"' not in frame:
+            continue
+        for event in json.loads(frame).get("events", []):
+            kind, attr = event.get("kind"), event.get("attr")
+            if kind in {"ColumnDataChanged", "ColumnsStreamed", "ColumnsPatched"} or attr == "data":
+                found.append(f"{kind} {attr}")
+    return found
+
+
+def test_moving_t_redraws_in_the_browser_without_server_data(server, page: Page):
+    watch = PageWatch().attach(page)
+    frames: list[str] = []
+    page.on(
+        "websocket",
+        lambda ws: ws.on(
+            "framereceived", lambda f: frames.append(f) if isinstance(f, str) else None
+        ),
+    )
+    open_page(page, f"{server['url']}?page=sinusoidal", min_canvases=4)
+    assert page.evaluate(_PEAK) == [10]
+    page.wait_for_timeout(500)
+    frames.clear()
+    for t in (11, 25, 33):
+        page.evaluate(_SET, ["Position t", t])
+        page.wait_for_function(f"() => ({_PEAK})().every(s => s === {t})", timeout=5_000)
+    # The server hears of t (its readouts follow) but draws nothing itself.
+    expect(page.get_by_text("for t = 33, k = 3").first).to_be_visible(timeout=5_000)
+    page.wait_for_function("() => location.search.includes('t=33')", timeout=5_000)
+    page.wait_for_timeout(500)
+    assert _data_events(frames) == []
+    assert not watch.errors
