@@ -55,6 +55,7 @@ from positional_core.rope import (
     wavelengths,
 )
 
+from .choice import KEY, BrowserChoice
 from .look import (
     OKABE_ITO,
     Figure,
@@ -876,16 +877,31 @@ class RopePage(Page):
             ],
         )
 
-    @param.depends("d", "base", "max_distance", "pair")
-    def _angles_highlight(self) -> hv.Scatter:
-        """The highlighted pair alone: moving ``pair`` re-sends only this layer."""
+    def _pairs(self) -> np.ndarray:
+        return np.arange(self.d // 2)
+
+    def _angle_rows(self, values: np.ndarray) -> dict[str, np.ndarray]:
         theta = rope_frequencies(self.d, self.base)
         positions = np.arange(self.max_distance + 1)
-        chosen = np.mod(rotation_angles(positions, theta[[self.pair]]), 2 * np.pi)[:, 0]
-        return hv.Scatter(
-            {"position": positions, "angle": chosen, "pair": np.full(positions.size, self.pair)},
-            _POSITION,
-            [_ANGLE, "pair"],
+        values = np.asarray(values, dtype=int)
+        chosen = np.mod(rotation_angles(positions, theta[values]), 2 * np.pi)
+        return {
+            "position": np.tile(positions, len(values)),
+            "angle": chosen.T.ravel(),
+            "pair": np.repeat(values, positions.size),
+            KEY: np.repeat(values, positions.size),
+        }
+
+    @param.depends("d", "base", "max_distance")
+    def _angles_highlight(self) -> hv.Scatter:
+        """The highlighted pair alone, selected in the browser (app/choice.py)."""
+        return self._pair_choice.element(
+            "angles",
+            hv.Scatter,
+            self._angle_rows,
+            self._pairs,
+            kdims=[_POSITION],
+            vdims=[_ANGLE, "pair"],
         ).opts(
             color=self._ink,
             size=4,
@@ -942,15 +958,26 @@ class RopePage(Page):
         ).opts(color=self._ink)
         return dots * shown * note
 
-    @param.depends("d", "base", "pair")
-    def _wavelength_highlight(self) -> hv.Scatter:
-        """A ring round the highlighted pair (its own layer, see :meth:`_angles_highlight`)."""
+    def _wavelength_rows(self, values: np.ndarray) -> dict[str, np.ndarray]:
         theta = rope_frequencies(self.d, self.base)
-        lam = wavelengths(theta)
-        return hv.Scatter(
-            {"pair": [self.pair], "wavelength": [lam[self.pair]], "theta": [theta[self.pair]]},
-            _PAIR,
-            [_WAVELENGTH, "theta"],
+        values = np.asarray(values, dtype=int)
+        return {
+            "pair": values,
+            "wavelength": wavelengths(theta)[values],
+            "theta": theta[values],
+            KEY: values,
+        }
+
+    @param.depends("d", "base")
+    def _wavelength_highlight(self) -> hv.Scatter:
+        """A ring round the highlighted pair (selected in the browser, as R3's angles)."""
+        return self._pair_choice.element(
+            "wavelength",
+            hv.Scatter,
+            self._wavelength_rows,
+            self._pairs,
+            kdims=[_PAIR],
+            vdims=[_WAVELENGTH, "theta"],
         ).opts(fill_alpha=0, line_color=self._ink, line_width=2.5, size=16, tools=[])
 
     @param.depends("d", "base", "max_distance", "pair")
@@ -1087,6 +1114,9 @@ class RopePage(Page):
 
     # ---------------------------------------------------------------- figures
     def _build_figures(self) -> dict[str, Figure]:
+        #: R3's highlighted pair, selected in the browser.
+        self._pair_choice = BrowserChoice("pair", lambda: self.pair)
+        self.choices = {"pair": self._pair_choice}
         circle = self._pair_plot()
 
         def curves(method: Any, legend_cols: int) -> hv.DynamicMap:
