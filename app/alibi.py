@@ -33,6 +33,7 @@ from positional_core.alibi import (
 from positional_core.attention import softmax
 from positional_core.presets import model_config
 
+from .choice import KEY, BrowserChoice
 from .look import (
     HIGHLIGHT,
     OKABE_ITO,
@@ -43,7 +44,6 @@ from .look import (
     join_items,
     notice_pane,
     plot_opts,
-    row_outline,
 )
 from .page import Page
 
@@ -60,6 +60,8 @@ ALIBI_PRESETS: dict[str, str] = {
 _CURVE_POINTS = 200
 #: Per-head matrices kept per page (each at most 2 × 128 × 128 floats).
 _CACHE_SIZE = 8
+#: Key of a (head, row) choice: head · 128 + row (rows are < 128).
+_ROW_STRIDE = 128
 
 _FORM_LABELS = {"distance": "−m·(i − j)", "column": "+m·j"}
 _MASK_LABELS = {"causal": "causal", "symmetric": "symmetric |i − j|"}
@@ -242,6 +244,7 @@ class AlibiPage(Page):
         self._selected_bg = "#5A3A22" if is_dark() else "#F7DCC8"
         # Per-instance cache of per-head matrices (never shared between sessions).
         self._matrices: OrderedDict[tuple, _HeadMatrices] = OrderedDict()
+        self._candidates: dict[tuple, _HeadMatrices] = {}
         super().__init__(**params)
 
     # ------------------------------------------------------------------ rules
@@ -285,18 +288,31 @@ class AlibiPage(Page):
     def _slopes(self) -> np.ndarray:
         return alibi_slopes(self.heads)
 
-    def _head_matrices(self, head: int, form: str) -> _HeadMatrices:
-        """Bias and weights of one head for the current H, T and mask (cached)."""
+    def _head_matrices(self, head: int, form: str, *, keep: bool = True) -> _HeadMatrices:
+        """Bias and weights of one head for the current H, T and mask (cached).
+
+        ``keep=False`` is for the candidates of every head (shipped to the
+        browser): those go to a second cache that holds only the current H, T,
+        mask and form, so they do not push the selected head out of the first.
+        Both are bounded: the candidates are built only under the choice's
+        size limit (app/choice.py).
+        """
         key = (self.heads, self.seq_len, self.mask, head, form)
-        hit = self._matrices.get(key)
+        hit = self._matrices.get(key) or self._candidates.get(key)
         if hit is not None:
-            self._matrices.move_to_end(key)
+            if key in self._matrices:
+                self._matrices.move_to_end(key)
             return hit
         slope = float(self._slopes()[head - 1])
         bias = alibi_head_bias(slope, self.seq_len, causal=self.causal, form=form)
         data = _HeadMatrices(bias=bias, weights=softmax(bias, axis=-1))
         for array in (data.bias, data.weights):
             array.setflags(write=False)
+        if not keep:
+            if any(k[:3] != key[:3] or k[4] != form for k in self._candidates):
+                self._candidates.clear()
+            self._candidates[key] = data
+            return data
         self._matrices[key] = data
         while len(self._matrices) > _CACHE_SIZE:
             self._matrices.popitem(last=False)
@@ -355,11 +371,29 @@ class AlibiPage(Page):
             framewise=True,
         )
 
-    @param.depends("heads", "head")
+    # Everything that only follows the selected head or row is drawn from
+    # candidates for every head / row, selected in the browser (app/choice.py).
+    def _heads_range(self) -> np.ndarray:
+        return np.arange(1, self.heads + 1)
+
+    def _rows_range(self) -> np.ndarray:
+        return np.arange(self.seq_len)
+
+    def _head_row_keys(self) -> np.ndarray:
+        heads, rows = np.meshgrid(self._heads_range(), self._rows_range(), indexing="ij")
+        return (heads * _ROW_STRIDE + rows).ravel()
+
+    def _slope_rows(self, heads: np.ndarray) -> dict[str, np.ndarray]:
+        heads = np.asarray(heads, dtype=int)
+        return {"h": heads, "slope": self._slopes()[heads - 1], KEY: heads}
+
+    @param.depends("heads")
     def _slope_selected(self) -> hv.Points:
-        slope = float(self._slopes()[self.head - 1])
-        return hv.Points(
-            [(self.head, slope)],
+        return self._head.element(
+            "slope",
+            hv.Points,
+            self._slope_rows,
+            self._heads_range,
             kdims=[hv.Dimension("h", label="head h"), hv.Dimension("slope", label="slope m_h")],
         ).opts(
             marker="circle",
@@ -431,16 +465,43 @@ class AlibiPage(Page):
         )
 
     # ------------------------------------------------------ A2 bias matrix
-    @param.depends("heads", "head", "seq_len", "mask", "form")
-    def _bias_image(self) -> hv.Image:
-        bias = self._current().bias
-        shown = np.where(np.isinf(bias), np.nan, bias)
-        finite = bias[np.isfinite(bias)]
-        limit = float(np.max(np.abs(finite))) if finite.size else 1.0
-        limit = limit or 1.0
+    def _image_rows(self, heads: np.ndarray) -> dict[str, Any]:
+        """The bias image of each head (NaN where masked) and its colour scale."""
+        heads = np.asarray(heads, dtype=int)
+        images, limits = [], []
+        for head in heads:
+            bias = self._head_matrices(int(head), self.effective_form, keep=False).bias
+            finite = bias[np.isfinite(bias)]
+            limit = float(np.max(np.abs(finite))) if finite.size else 1.0
+            images.append(np.where(np.isinf(bias), np.nan, bias))
+            limits.append(limit or 1.0)
+        count, size = len(heads), float(self.seq_len)
+        column = np.empty(count, dtype=object)
+        column[:] = images
+        return {
+            "image": column,
+            "x": np.full(count, -0.5),
+            "y": np.full(count, -0.5),
+            "dw": np.full(count, size),
+            "dh": np.full(count, size),
+            "__low": -np.asarray(limits),
+            "__high": np.asarray(limits),
+            KEY: heads,
+        }
+
+    def _image_element(self, data: dict[str, Any], **dims: Any) -> hv.Image:
         t = np.arange(self.seq_len)
-        return hv.Image(
-            (t, t, shown),
+        return hv.Image((t, t, data["image"][0]), **dims)
+
+    @param.depends("heads", "seq_len", "mask", "form")
+    def _bias_image(self) -> hv.Image:
+        limit = float(-self._image_rows(np.asarray([self.head]))["__low"][0])
+        return self._head.element(
+            "image",
+            self._image_element,
+            self._image_rows,
+            self._heads_range,
+            follow={"color_mapper": {"low": "__low", "high": "__high"}},
             kdims=[_KEY, _QUERY],
             vdims=[hv.Dimension("bias", label="bias added to the score")],
         ).opts(
@@ -459,9 +520,17 @@ class AlibiPage(Page):
             framewise=True,
         )
 
-    @param.depends("row")
+    @param.depends("seq_len")
     def _row_highlight(self) -> hv.Overlay:
-        return row_outline(self.row, HIGHLIGHT)
+        def outline(rows: np.ndarray) -> dict[str, np.ndarray]:
+            rows = np.asarray(rows, dtype=int)
+            return {"y0": rows - 0.5, "y1": rows + 0.5, KEY: rows}
+
+        outer = self._row.element("outline_outer", hv.HSpans, outline, self._rows_range)
+        inner = self._row.element("outline_inner", hv.HSpans, outline, self._rows_range)
+        return outer.opts(fill_alpha=0, line_color=HIGHLIGHT, line_width=4) * inner.opts(
+            fill_alpha=0, line_color="#FFFFFF", line_width=1.5
+        )
 
     @param.depends("heads", "head", "seq_len", "mask", "form")
     def _bias_readout(self) -> str:
@@ -478,23 +547,75 @@ class AlibiPage(Page):
         return f"<b>{self._head_label()}</b>, bias {form}. {where}"
 
     # ---------------------------------------------------- A3 weight bars
-    @param.depends("heads", "head", "seq_len", "row", "mask", "form")
+    def _split(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        keys = np.asarray(keys, dtype=int)
+        return keys // _ROW_STRIDE, keys % _ROW_STRIDE
+
+    def _bar_rows(self, keys: np.ndarray) -> dict[str, np.ndarray]:
+        heads, rows = self._split(keys)
+        n = self.seq_len
+        j = np.arange(n)
+        parts: dict[str, list[np.ndarray]] = {
+            k: [] for k in ("x0", "y0", "x1", "y1", "j", "weight", "bias", "distance")
+        }
+        ends = []
+        for head, row in zip(heads, rows, strict=True):
+            data = self._head_matrices(int(head), self.effective_form, keep=False)
+            weights, bias = data.weights[row], data.bias[row]
+            parts["x0"].append(j - 0.4)
+            parts["y0"].append(np.zeros(n))
+            parts["x1"].append(j + 0.4)
+            parts["y1"].append(weights)
+            parts["j"].append(j)
+            parts["weight"].append(weights)
+            parts["bias"].append(np.where(np.isinf(bias), np.nan, bias))
+            parts["distance"].append(row - j)
+            ends.append(np.full(n, float(weights.max()) * 1.08))
+        out = {k: np.concatenate(v) if v else np.zeros(0) for k, v in parts.items()}
+        # The columns HoloViews draws the rectangles from.
+        out.update(left=out["x0"], right=out["x1"], bottom=out["y0"], top=out["y1"])
+        out["__y_end"] = np.concatenate(ends) if ends else np.zeros(0)
+        out[KEY] = np.repeat(np.asarray(keys, dtype=int), n)
+        return out
+
+    def _query_rows(self, keys: np.ndarray) -> dict[str, np.ndarray]:
+        _, rows = self._split(keys)
+        return {"x": rows.astype(float), KEY: np.asarray(keys, dtype=int)}
+
+    def _masked_rows(self, keys: np.ndarray) -> dict[str, np.ndarray]:
+        keys = np.asarray(keys, dtype=int)
+        _, rows = self._split(keys)
+        keep = rows < self.seq_len - 1 if self.causal else np.zeros(len(rows), dtype=bool)
+        return {
+            "x0": rows[keep] + 0.5,
+            "x1": np.full(int(keep.sum()), self.seq_len - 0.5),
+            KEY: keys[keep],
+        }
+
+    def _masked_label_rows(self, keys: np.ndarray) -> dict[str, Any]:
+        keys = np.asarray(keys, dtype=int)
+        heads, rows = self._split(keys)
+        keep = rows < self.seq_len - 1 if self.causal else np.zeros(len(rows), dtype=bool)
+        heights = [
+            float(self._head_matrices(int(h), self.effective_form, keep=False).weights[r].max())
+            for h, r in zip(heads[keep], rows[keep], strict=True)
+        ]
+        return {
+            "x": (rows[keep] + self.seq_len - 1) / 2 + 0.25,
+            "y": np.asarray(heights) * 0.55,
+            "text": np.asarray(["masked: weight 0"] * int(keep.sum()), dtype=object),
+            KEY: keys[keep],
+        }
+
+    @param.depends("heads", "seq_len", "mask", "form")
     def _weight_bars(self) -> hv.Overlay:
-        data = self._current()
-        weights = data.weights[self.row]
-        bias = data.bias[self.row]
-        j = np.arange(self.seq_len)
-        bars = hv.Rectangles(
-            {
-                "x0": j - 0.4,
-                "y0": np.zeros(self.seq_len),
-                "x1": j + 0.4,
-                "y1": weights,
-                "j": j,
-                "weight": weights,
-                "bias": np.where(np.isinf(bias), np.nan, bias),
-                "distance": self.row - j,
-            },
+        keys = self._head_row_keys
+        bars = self._pair.element(
+            "bars",
+            hv.Rectangles,
+            self._bar_rows,
+            keys,
+            follow={"y_range": {"end": "__y_end"}},
             kdims=["x0", "y0", "x1", "y1"],
             vdims=["j", "weight", "bias", "distance"],
         ).opts(
@@ -509,29 +630,26 @@ class AlibiPage(Page):
             ],
             hover_formatters={"@bias": _bias_hover()},
         )
-        layers = [bars]
-        if self.causal and self.row < self.seq_len - 1:
-            layers.insert(
-                0,
-                hv.VSpan(self.row + 0.5, self.seq_len - 0.5).opts(
-                    color=OKABE_ITO["grey"], alpha=0.25, line_alpha=0
-                ),
-            )
-            layers.append(
-                hv.Text(
-                    (self.row + self.seq_len - 1) / 2 + 0.25,
-                    float(weights.max()) * 0.55,
-                    "masked: weight 0",
-                    fontsize=9,
-                    rotation=90,
-                ).opts(color=self._ink)
-            )
+        masked = self._pair.element(
+            "masked", hv.VSpans, self._masked_rows, keys, kdims=["x0", "x1"]
+        ).opts(color=OKABE_ITO["grey"], alpha=0.25, line_alpha=0)
+        label = self._pair.element(
+            "masked_label",
+            hv.Labels,
+            self._masked_label_rows,
+            keys,
+            kdims=["x", "y"],
+            vdims=["text"],
+        ).opts(text_color=self._ink, text_font_size="9pt", angle=90)
         # The query's own column, behind the bars.
-        layers.insert(0, hv.VLine(self.row).opts(color=OKABE_ITO["grey"], line_dash="dashed"))
-        return hv.Overlay(layers).opts(
+        query = self._pair.element("query", hv.VLines, self._query_rows, keys).opts(
+            color=OKABE_ITO["grey"], line_dash="dashed"
+        )
+        top = float(self._current().weights[self.row].max())
+        return hv.Overlay([query, masked, bars, label]).opts(
             hv.opts.Overlay(
                 xlim=(-0.7, self.seq_len - 0.3),
-                ylim=(0, float(weights.max()) * 1.08),
+                ylim=(0, top * 1.08),
                 xlabel="key position j",
                 ylabel="attention weight",
             )
@@ -602,22 +720,52 @@ class AlibiPage(Page):
             ],
         )
 
-    @param.depends("heads", "head", "max_distance")
-    def _decay_selected(self) -> hv.Overlay:
-        slope = float(self._slopes()[self.head - 1])
+    def _decay_rows(self, heads: np.ndarray) -> dict[str, np.ndarray]:
+        heads = np.asarray(heads, dtype=int)
         delta = self._distances()
-        factor = alibi_weight_factors([slope], delta)[0]
-        half = float(alibi_half_lives([slope])[0])
-        curve = hv.Curve(
-            {"x": delta, "y": factor},
-            kdims=[hv.Dimension("x", label="distance Δ = i − j (positions back, log scale)")],
+        factors = alibi_weight_factors(self._slopes()[heads - 1], delta)
+        return {
+            "x": np.tile(delta, len(heads)),
+            "y": factors.ravel(),
+            KEY: np.repeat(heads, delta.size),
+        }
+
+    def _half_life_rows(self, heads: np.ndarray, *, text: bool) -> dict[str, Any]:
+        heads = np.asarray(heads, dtype=int)
+        halves = np.asarray(alibi_half_lives(self._slopes()[heads - 1]), dtype=float)
+        rows: dict[str, Any] = {"x": halves, "y": np.full(len(heads), 0.56 if text else 0.5)}
+        if text:
+            rows["text"] = np.asarray([f" half-life {h:,.1f}" for h in halves], dtype=object)
+        rows[KEY] = heads
+        return rows
+
+    @param.depends("heads", "max_distance")
+    def _decay_selected(self) -> hv.Overlay:
+        x_dim = hv.Dimension("x", label="distance Δ = i − j (positions back, log scale)")
+        curve = self._head.element(
+            "decay",
+            hv.Curve,
+            self._decay_rows,
+            self._heads_range,
+            kdims=[x_dim],
             vdims=[hv.Dimension("y", label="weight factor e^(−m·Δ)")],
-            label=f"head {self.head}",
+            label="selected head",
         ).opts(color=WARNING, line_width=3.5, tools=[])
-        point = hv.Points([(half, 0.5)], kdims=["x", "y"]).opts(color=WARNING, size=9, tools=[])
-        text = hv.Text(half, 0.56, f" half-life {half:,.1f}", fontsize=10).opts(
-            color=self._ink, text_align="left"
-        )
+        point = self._head.element(
+            "half_life",
+            hv.Points,
+            lambda heads: self._half_life_rows(heads, text=False),
+            self._heads_range,
+            kdims=["x", "y"],
+        ).opts(color=WARNING, size=9, tools=[])
+        text = self._head.element(
+            "half_life_text",
+            hv.Labels,
+            lambda heads: self._half_life_rows(heads, text=True),
+            self._heads_range,
+            kdims=["x", "y"],
+            vdims=["text"],
+        ).opts(text_color=self._ink, text_align="left", text_font_size="10pt")
         return curve * point * text
 
     @param.depends("trained_len", "distance", "max_distance")
@@ -751,6 +899,13 @@ class AlibiPage(Page):
 
     # ---------------------------------------------------------------- figures
     def _build_figures(self) -> dict[str, Figure]:
+        #: The selected head, the selected row, and both (A3), selected in the browser.
+        self._head = BrowserChoice("head", lambda: self.head)
+        self._row = BrowserChoice("row", lambda: self.row)
+        self._pair = BrowserChoice(
+            ("head", "row"), lambda: self.head * _ROW_STRIDE + self.row, strides=(_ROW_STRIDE, 1)
+        )
+        self.choices = {"head": self._head, "row": self._row, "head, row": self._pair}
         slopes = (hv.DynamicMap(self._slope_points) * hv.DynamicMap(self._slope_selected)).opts(
             hv.opts.Overlay(**plot_opts(height=310))
         )

@@ -27,7 +27,8 @@ so no control can make the page ship an unbounded table.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import holoviews as hv
@@ -46,7 +47,6 @@ Columns = dict[str, np.ndarray]
 # Runs in the browser on every change of the control's value: for each drawn
 # source of this choice, copy the candidate rows whose key is the new value.
 _SELECT_JS = """
-const value = cb_obj.value;
 const doc = cb_obj.document;
 if (doc == null) { return; }
 for (const model of doc.all_models) {
@@ -56,11 +56,18 @@ for (const model of doc.all_models) {
   const out = {};
   const names = Object.keys(model.data);
   for (const name of names) { out[name] = []; }
+  let first = -1;
   for (let i = 0; i < keys.length; i++) {
     if (keys[i] !== value) { continue; }
+    if (first < 0) { first = i; }
     for (const name of names) { out[name].push(candidates[name][i]); }
   }
   model.data = out;
+  // Properties that follow the choice (an axis end, a colour scale): triples
+  // (model, property, column) after the candidates.
+  for (let k = 1; first >= 0 && k + 2 < model.tags.length; k += 3) {
+    model.tags[k][model.tags[k + 1]] = candidates[model.tags[k + 2]][first];
+  }
 }
 """
 
@@ -85,27 +92,56 @@ def stack_choices(values: np.ndarray, rows: Callable[[int], Mapping[str, Any]]) 
     return out
 
 
-def _same(old: Any, new: np.ndarray) -> bool:
-    old = np.asarray(old)
-    if old.shape != new.shape:
-        return False
-    if new.dtype.kind in "fiu" and old.dtype.kind in "fiu":
-        return bool(np.array_equal(old.astype(float), new.astype(float), equal_nan=True))
-    return bool(np.array_equal(old.astype(str), new.astype(str)))
+def _same(old: Any, new: Any) -> bool:
+    """Equal columns (numbers compared as floats, NaN equal to NaN; text as text)."""
+    try:
+        a, b = np.asarray(old, dtype=float), np.asarray(new, dtype=float)
+    except (TypeError, ValueError):
+        return [str(x) for x in old] == [str(x) for x in new]
+    return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=True))
+
+
+def _cells(data: Columns) -> int:
+    """Size of candidates: rows, plus the cells of columns that hold arrays (images)."""
+    size = len(data[KEY])
+    for column in data.values():
+        if isinstance(column, np.ndarray) and column.dtype == object:
+            size += sum(np.size(item) for item in column if isinstance(item, np.ndarray))
+    return size
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
 
 
 class BrowserChoice:
     """The figures of one selection control, selected in the browser (see module docs).
 
-    ``value`` returns the control's current value; ``limit`` bounds the
-    candidate rows shipped per role.
+    ``value`` returns the current key: the control's value, or for several
+    controls Σ value_k · strides_k (``BrowserChoice(("head", "row"), lambda:
+    128 * head + row, strides=(128, 1))``). ``limit`` bounds the candidate rows
+    shipped per role.
     """
 
-    def __init__(self, control: str, value: Callable[[], int], *, limit: int = 2**17) -> None:
-        self.control = control
+    def __init__(
+        self,
+        control: str | tuple[str, ...],
+        value: Callable[[], int],
+        *,
+        strides: tuple[int, ...] = (1,),
+        limit: int = 2**17,
+    ) -> None:
+        #: The controls whose values make the key: key = Σ value_k · strides_k.
+        self.controls = (control,) if isinstance(control, str) else tuple(control)
+        if len(strides) != len(self.controls):
+            raise ValueError("one stride per control")
+        self.strides = strides
         self.limit = limit
         self._value = value
-        self.name = f"pe-choice:{control}:{id(self):x}"
+        self._follow: dict[str, dict[str, tuple[str, str]]] = {}
+        self._followers: dict[int, list[tuple[Any, str, str]]] = {}
+        self.name = f"pe-choice:{'-'.join(self.controls)}:{id(self):x}"
         self._columns: dict[str, Callable[[np.ndarray], Columns]] = {}
         self._choices: dict[str, Callable[[], np.ndarray]] = {}
         self._sources: dict[str, list[weakref.ref[Any]]] = {}
@@ -119,6 +155,7 @@ class BrowserChoice:
         kind: Callable[..., hv.Element],
         columns: Callable[[np.ndarray], Columns],
         choices: Callable[[], np.ndarray],
+        follow: Mapping[str, Mapping[str, str]] | None = None,
         **dims: Any,
     ) -> hv.Element:
         """The element drawing ``role`` for the current value, with its candidates attached.
@@ -126,16 +163,20 @@ class BrowserChoice:
         ``kind`` is the HoloViews element type, ``columns(values)`` the stacked
         columns for control values ``values`` (with :data:`KEY`), ``choices()``
         every value the control can take now (e.g. ``range(n)``); ``dims`` go
-        to the element (``kdims``, ``vdims``, ``label``).
+        to the element (``kdims``, ``vdims``, ``label``). ``follow`` names
+        properties of the plot's models that follow the choice too, as
+        ``{handle: {property: column}}`` (``{"y_range": {"end": "__y_end"}}``):
+        the column holds the value for each row's key.
         """
         self._columns[role] = columns
         self._choices[role] = choices
+        self._follow[role] = {k: dict(v) for k, v in (follow or {}).items()}
         data = self._chosen(role)
         return kind(data, **dims).opts(hooks=[self._hook(role)])
 
     def _chosen(self, role: str) -> Columns:
         data = self._columns[role](np.asarray([self._value()]))
-        return {k: v for k, v in data.items() if k != KEY}
+        return {k: v for k, v in data.items() if not k.startswith("__")}
 
     def _hook(self, role: str) -> Callable[[Any, Any], None]:
         me = weakref.ref(self)
@@ -144,12 +185,21 @@ class BrowserChoice:
             owner, source = me(), plot.handles.get("source")
             if owner is None or source is None:
                 return
-            owner._attach(role, source)
+            followers = [
+                (plot.handles[handle], prop, column)
+                for handle, props in owner._follow[role].items()
+                if plot.handles.get(handle) is not None
+                for prop, column in props.items()
+            ]
+            owner._attach(role, source, followers)
 
         return attach
 
-    def _attach(self, role: str, source: ColumnDataSource) -> None:
+    def _attach(
+        self, role: str, source: ColumnDataSource, followers: list[tuple[Any, str, str]]
+    ) -> None:
         source.name = self.name
+        self._followers[id(source)] = followers
         refs = self._sources.setdefault(role, [])
         if not any(ref() is source for ref in refs):
             refs.append(weakref.ref(source))
@@ -157,25 +207,35 @@ class BrowserChoice:
         data: Columns | None = None
         if len(values) > 0 and self._rows_estimate(role, values) <= self.limit:
             data = self._columns[role](values)
-            if len(data[KEY]) > self.limit or not set(source.data) <= set(data):
+            if _cells(data) > self.limit or not set(source.data) <= set(data):
                 data = None
-        if data is None:
+        if data is None or not all(column in data for _, _, column in followers):
             source.tags = []
-        elif source.tags and isinstance(source.tags[0], ColumnDataSource):
+            return
+        triples = [item for model, prop, column in followers for item in (model, prop, column)]
+        if source.tags and isinstance(source.tags[0], ColumnDataSource):
             source.tags[0].data = data
+            if source.tags[1:] != triples:
+                source.tags = [source.tags[0], *triples]
         else:
-            source.tags = [ColumnDataSource(data)]
+            source.tags = [ColumnDataSource(data), *triples]
 
     def _rows_estimate(self, role: str, values: np.ndarray) -> int:
-        one = self._columns[role](values[:1])
-        return len(one[KEY]) * len(values)
+        return _cells(self._columns[role](values[:1])) * len(values)
 
     # ------------------------------------------------------------ browser
     def code(self) -> str:
-        """The ``CustomJS`` body for the control's widget (``value`` callback)."""
-        return f"const NAME = {self.name!r};\n" + _SELECT_JS
+        """The ``CustomJS`` body for the controls' widgets (``value`` callback).
 
-    def link(self, widget: pn.widgets.Widget) -> None:
+        The widgets are its arguments, named after the controls.
+        """
+        key = " + ".join(
+            f"{name}.value * {stride}"
+            for name, stride in zip(self.controls, self.strides, strict=True)
+        )
+        return f"const NAME = {self.name!r};\nconst value = {key};\n" + _SELECT_JS
+
+    def link(self, widget: pn.widgets.Widget, widgets: Mapping[str, pn.widgets.Widget]) -> None:
         """Have ``widget`` select in the browser (once per widget).
 
         The server handles the widget's changes as usual (links, readouts),
@@ -183,9 +243,10 @@ class BrowserChoice:
         sources that carry candidates alone (the browser has drawn them, and
         its copy of the data may reach the server after the value does).
         """
-        if getattr(widget, "_choice_linked", None) == self.name:
+        linked = getattr(widget, "_choices_linked", set())
+        if self.name in linked:
             return
-        widget.jscallback(value=self.code())
+        widget.jscallback(value=self.code(), args=dict(widgets))
         handle = widget._process_events
 
         def from_browser(events: dict[str, Any]) -> None:
@@ -196,7 +257,7 @@ class BrowserChoice:
                 self._from_browser -= 1
 
         widget._process_events = from_browser
-        widget._choice_linked = self.name
+        widget._choices_linked = linked | {self.name}
 
     def has_candidates(self, role: str) -> bool:
         """True when every drawn source of ``role`` carries its candidates."""
@@ -218,20 +279,28 @@ class BrowserChoice:
                 continue
             if self._from_browser and all(s.tags for s in sources):
                 continue
-            data = self._chosen(role)
+            full = self._columns[role](np.asarray([self._value()]))
+            data = {k: v for k, v in full.items() if not k.startswith("__")}
             for source in sources:
                 if self._from_browser and source.tags:
                     continue
-                if set(source.data) != set(data) or not all(
+                props = [
+                    (model, prop, full[column][0])
+                    for model, prop, column in self._followers.get(id(source), [])
+                    if len(full[column])
+                ]
+                stale = set(source.data) != set(data) or not all(
                     _same(source.data[k], v) for k, v in data.items()
-                ):
+                )
+                props = [(m, p, v) for m, p, v in props if getattr(m, p) != v]
+                if stale or props:
                     doc = source.document
-                    by_document.setdefault(id(doc), (doc, []))[1].append((source, data))
+                    change = (source, data if stale else None, props)
+                    by_document.setdefault(id(doc), (doc, []))[1].append(change)
         for doc, changes in by_document.values():
-            if doc is None:
-                for source, data in changes:
-                    source.data = dict(data)
-                continue
-            with set_curdoc(doc), pn.io.unlocked():
-                for source, data in changes:
-                    source.data = dict(data)
+            with set_curdoc(doc), pn.io.unlocked() if doc is not None else _nothing():
+                for source, data, props in changes:
+                    if data is not None:
+                        source.data = dict(data)
+                    for model, prop, value in props:
+                        setattr(model, prop, value)

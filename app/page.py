@@ -94,8 +94,8 @@ class Page(pn.viewable.Viewer):
         #: Controls whose figures the browser selects (set by ``_build_figures``).
         self.choices: dict[str, BrowserChoice] = {}
         self._figures: dict[str, Figure] = self._build_figures()
-        for name, choice in self.choices.items():
-            self.param.watch(lambda _event, choice=choice: choice.sync(), [name])
+        for choice in {id(c): c for c in self.choices.values()}.values():
+            self.param.watch(lambda *_events, choice=choice: choice.sync(), list(choice.controls))
         self._quick_check: QuickCheck = self._build_quick_check()
         self._controls: pn.viewable.Viewable | None = None
         self._content: pn.viewable.Viewable | None = None
@@ -243,10 +243,17 @@ class Page(pn.viewable.Viewer):
     def _wire(self, view: pn.viewable.Viewable) -> pn.viewable.Viewable:
         """Make ``view``'s widgets answer at once, and select in the browser where they can."""
         respond_at_once(view)
+        widgets: dict[str, list[pn.widgets.Widget]] = {}
         for pane in view.select(pn.Param):
-            for name, choice in self.choices.items():
-                if name in pane._widgets:
-                    choice.link(pane._widgets[name])
+            for name, widget in pane._widgets.items():
+                widgets.setdefault(name, []).append(widget)
+        for choice in {id(c): c for c in self.choices.values()}.values():
+            found = [widgets.get(name, []) for name in choice.controls]
+            # Each copy of the controls (sidebar, one figure's view) is linked as a set.
+            for group in zip(*found, strict=False):
+                named = dict(zip(choice.controls, group, strict=True))
+                for widget in group:
+                    choice.link(widget, named)
         return view
 
     def _extra_controls(self) -> list[Any]:

@@ -207,7 +207,7 @@ def test_one_decay_curve_per_head(page, render, sources, heads):
 def test_selected_curve_follows_the_head_and_its_half_life(page):
     page.head = 8
     overlay = page._decay_selected()
-    texts = [el.text for el in overlay if type(el).__name__ == "Text"]
+    texts = [t for el in overlay if type(el).__name__ == "Labels" for t in el["text"]]
     assert texts == [" half-life 177.4"]
 
 

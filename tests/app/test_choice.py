@@ -35,6 +35,10 @@ def _assert_same(actual: dict, expected: dict, where: str) -> None:
         got, column = np.asarray(actual[name]), np.asarray(column)
         if column.dtype.kind in "fiu":
             np.testing.assert_allclose(got.astype(float), column.astype(float), err_msg=where)
+        elif len(column) and isinstance(column[0], np.ndarray):  # images
+            assert len(got) == len(column), where
+            for a, b in zip(got, column, strict=True):
+                np.testing.assert_allclose(a, b, err_msg=where)
         else:
             assert list(got) == list(column), where
 
@@ -50,23 +54,31 @@ def test_some_pages_select_in_the_browser():
 def test_candidates_are_what_the_server_draws(slug):
     page = _rendered(slug)
     rng = np.random.default_rng(0)
-    for control, choice in page.choices.items():
+    for choice in {id(c): c for c in page.choices.values()}.values():
         roles = list(choice._columns)
-        assert roles, control
+        assert roles, choice.controls
         for role in roles:
             # At the default sizes every role is selected in the browser.
-            assert choice.has_candidates(role), (control, role)
-        low, high = page.param[control].bounds
-        for value in sorted({int(low), int(high), *rng.integers(low, high + 1, 4).tolist()}):
+            assert choice.has_candidates(role), (choice.controls, role)
+        for _ in range(6):
+            values = {}
+            for control in choice.controls:
+                low, high = page.param[control].bounds
+                values[control] = int(rng.integers(low, high + 1))
             candidates = {role: dict(choice.sources(role)[0].tags[0].data) for role in roles}
-            page.set_state(**{control: value})
-            assert getattr(page, control) == value
+            page.set_state(**values)
+            assert {c: getattr(page, c) for c in values} == values
+            key = sum(v * s for v, s in zip(values.values(), choice.strides, strict=True))
             for role in roles:
                 (source,) = choice.sources(role)
                 drawn = dict(source.data)
-                _assert_same(
-                    _rows(candidates[role], value, drawn), drawn, f"{slug} {control}={value} {role}"
-                )
+                where = f"{slug} {values} {role}"
+                _assert_same(_rows(candidates[role], key, drawn), drawn, where)
+                # Properties that follow the choice (axis ends, colour scales).
+                tags = source.tags
+                for model, prop, column in zip(tags[1::3], tags[2::3], tags[3::3], strict=True):
+                    expected = _rows(candidates[role], key, [column])[column][0]
+                    assert getattr(model, prop) == pytest.approx(expected), where
 
 
 def test_past_the_limit_the_server_draws_the_figure():
