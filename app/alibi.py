@@ -245,6 +245,13 @@ class AlibiPage(Page):
         # Per-instance cache of per-head matrices (never shared between sessions).
         self._matrices: OrderedDict[tuple, _HeadMatrices] = OrderedDict()
         self._candidates: dict[tuple, _HeadMatrices] = {}
+        # Sticky: the selected row stays in view at the top or bottom edge of the
+        # scrolled table. (Panel does not re-send a pane's changed stylesheets, so
+        # the table marks the selected row itself.)
+        self._selected_css = (
+            f"tr.selected td {{ background: {self._selected_bg}; font-weight: 700; "
+            "position: sticky; top: 1.9em; bottom: 0; }"
+        )
         super().__init__(**params)
 
     # ------------------------------------------------------------------ rules
@@ -404,7 +411,7 @@ class AlibiPage(Page):
             tools=[],
         )
 
-    @param.depends("heads")
+    @param.depends("heads", "head")
     def _slope_table(self) -> str:
         slopes = self._slopes()
         sources = alibi_slope_sources(self.heads)
@@ -416,7 +423,8 @@ class AlibiPage(Page):
             kind = "own" if power == own else "extra"
             swatch = f'<span class="swatch" style="background:{_SOURCE_COLORS[kind]}"></span>'
             rows.append(
-                f'<tr class="{kind}" data-head="{h}"><td>{h}</td>'
+                f'<tr class="{kind}{" selected" if h == self.head else ""}" '
+                f'data-head="{h}"><td>{h}</td>'
                 f"<td>{_slope_text(float(slope), source)}</td>"
                 f"<td>{_power_text(source)}</td>"
                 f'<td class="src">{swatch}{power} heads, place {place}</td>'
@@ -428,18 +436,6 @@ class AlibiPage(Page):
             "<th>half-life ln 2/m</th></tr>"
         )
         return f'<div class="scroll"><table>{head}{"".join(rows)}</table></div>'
-
-    @param.depends("head")
-    def _table_highlight_css(self) -> list[str]:
-        # Only this short rule changes with the head: the table itself is re-sent
-        # when H changes, never when another head is selected.
-        return [
-            _TABLE_CSS,
-            # Sticky: the selected row stays in view at the top or bottom edge of
-            # the scrolled table.
-            f'tr[data-head="{self.head}"] td {{ background: {self._selected_bg}; '
-            "font-weight: 700; position: sticky; top: 1.9em; bottom: 0; }",
-        ]
 
     @param.depends("heads")
     def _sources_readout(self) -> str:
@@ -931,7 +927,7 @@ class AlibiPage(Page):
         )
         table = pn.pane.HTML(
             self._slope_table,
-            stylesheets=self._table_highlight_css,
+            stylesheets=[_TABLE_CSS, self._selected_css],
             sizing_mode="stretch_width",
             margin=(4, 10),
         )
