@@ -20,7 +20,10 @@
 #                                    proxy's X-Real-IP/X-Forwarded-* headers; keep 0
 #                                    when browsers connect directly (they could
 #                                    forge those headers)
-set -eu
+# -f: no file-name expansion, so PEX_ALLOWED_ORIGINS=* reaches panel as Bokeh's
+# wildcard instead of as the names of the files here (which refused every
+# browser's websocket; found by scripts/build-image-locally.sh).
+set -euf
 
 case "${PEX_USE_XHEADERS:-0}" in
     1) xheaders="--use-xheaders" ;;

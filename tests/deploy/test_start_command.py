@@ -88,7 +88,14 @@ def test_image_start_command_serves_liveness_and_pages(tmp_path):
         command_line = Path(f"/proc/{process.pid}/cmdline").read_bytes().split(b"\0")
         assert b"--unused-session-lifetime" in command_line
         assert b"60000" in command_line
-        assert b"--allow-websocket-origin" in command_line
+        # The Dockerfile's default '*' reaches panel as a wildcard, not as the
+        # names of the files in the working directory (shell expansion).
+        origins = [
+            command_line[i + 1]
+            for i, arg in enumerate(command_line)
+            if arg == b"--allow-websocket-origin"
+        ]
+        assert origins == [b"*"]
     finally:
         process.terminate()
         try:
