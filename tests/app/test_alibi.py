@@ -284,10 +284,8 @@ def test_url_values_are_clamped_or_ignored_with_a_note(page, query, expected, no
     page._bias_image(), page._weight_bars(), page._decay_paths(), page._long_readout()
 
 
-def test_largest_settings_stay_small_and_fast(page):
-    import time
-
-    start = time.perf_counter()
+def test_largest_settings_stay_small(page):
+    # Their time is measured by benchmarks/robustness.py (budget 1 s), not here.
     page.param.update(heads=128, seq_len=128, max_distance=16384, trained_len=16384, distance=16384)
     page.head = 128
     page.row = 127
@@ -299,8 +297,7 @@ def test_largest_settings_stay_small_and_fast(page):
         page._slope_table,
         page._weights_readout,
     ):
-        method()
-    assert time.perf_counter() - start < 1.0
+        assert method() is not None
     # at most _CACHE_SIZE single-head matrices kept, never an (H, T, T) array
     assert len(page._matrices) <= alibi_module._CACHE_SIZE
     assert all(m.bias.ndim == 2 and m.bias.shape[0] <= 128 for m in page._matrices.values())

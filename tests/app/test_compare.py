@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 
 import numpy as np
 import pytest
@@ -219,7 +218,9 @@ def test_url_values_are_clamped_or_ignored_with_a_note(page, query, expected, no
         page.verdict_html(column)
 
 
-def test_largest_settings_answer_within_a_second(page):
+def test_largest_settings_are_answered(page):
+    # The time this takes is measured by benchmarks/robustness.py (budget 1 s),
+    # not here: these machines are shared and a timed unit test is noise.
     page.apply_query(
         {
             "trained_len": "128",
@@ -230,13 +231,11 @@ def test_largest_settings_answer_within_a_second(page):
         }
     )
     assert page.target_len / page.trained_len == 8192
-    start = time.perf_counter()
     page._verdicts.clear()
     for column in SCHEME_COLUMNS:
-        page.verdict_html(column)
-        getattr(page, f"_figure_{column.key}")()
-    page._summary_table()
-    assert time.perf_counter() - start < 1.0
+        assert page.verdict_html(column)
+        assert getattr(page, f"_figure_{column.key}")() is not None
+    assert page._summary_table()
     assert "0 after interpolation" in page.verdict("rope").short
 
 

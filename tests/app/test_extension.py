@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import time
 
 import holoviews as hv
 import numpy as np
@@ -509,11 +508,9 @@ def test_a_change_is_fast_at_the_largest_target(page, render, document):
     assert page.served_len == MAX_TARGET
     document.add_root(render(page.figures["band"].plot).state)
     with set_curdoc(document):
-        start = time.perf_counter()
         page.served_len = MAX_TARGET // 2
-        elapsed = time.perf_counter() - start
+    # Its time is measured by benchmarks/latency.py and robustness.py, not here.
     assert sum(len(x) for x, _ in page.angle_lines().values()) < 100
-    assert elapsed < 2.0  # generous: CI machines are slow and shared
 
 
 def test_log_sliders_map_positions_to_values_both_ways(page):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from bokeh.document import Document
@@ -292,8 +290,8 @@ def test_url_values_are_clamped_or_ignored_with_a_note(page, query, expected, no
         method()
 
 
-def test_largest_settings_stay_fast(page):
-    start = time.perf_counter()
+def test_largest_settings_are_drawn(page):
+    # Their time is measured by benchmarks/robustness.py (budget 1 s), not here.
     page.set_state(
         num_buckets=128,
         max_distance=1024,
@@ -317,8 +315,7 @@ def test_largest_settings_stay_fast(page):
         page._nope_plot,
         page._quick_answer,
     ):
-        method()
-    assert time.perf_counter() - start < 1.0
+        assert method() is not None
 
 
 def test_two_sessions_render_side_by_side(render):
