@@ -255,8 +255,9 @@ class TestDrawnData:
         for event in events:
             attr = getattr(event, "attr", "data")
             kinds.add(attr)
-            # Source data, and the readout's text; never a rebuilt plot.
-            assert attr in {"data", "text"}, (event, attr)
+            # Source data, the readouts' text and the angle sliders following
+            # the tips; never a rebuilt plot.
+            assert attr in {"data", "text", "value"}, (event, attr)
             if attr == "data":
                 assert isinstance(event.model, ColumnDataSource), event
         assert "data" in kinds
