@@ -15,10 +15,12 @@ How a page uses it, for a control ``t``:
 - the element is built with :meth:`BrowserChoice.element` and its
   ``DynamicMap`` does *not* depend on ``t`` (only on what changes the
   candidates), so a new ``t`` re-renders nothing on the server;
-- the server still hears of the new ``t`` (links, readouts): on its side
-  :meth:`BrowserChoice.sync` puts the chosen rows in every drawn source whose
-  data differ, which is nothing when the browser already did it, and
-  everything when ``t`` was set in Python (a link, a rule, a test).
+- the browser draws the new ``t`` without sending data back (``setv`` with
+  ``sync: false``); the server still hears of the new ``t`` from the widget
+  (links, readouts), and :meth:`BrowserChoice.sync` sends the chosen rows only
+  to the sources whose browser does not show them yet: none when the browser
+  drew them, all when ``t`` was set in Python (a link, a rule, a test), and
+  those left to the server (past ``limit``).
 
 Past ``limit`` candidate rows a role is left to the server (``sync`` draws it),
 so no control can make the page ship an unbounded table.
@@ -62,11 +64,13 @@ for (const model of doc.all_models) {
     if (first < 0) { first = i; }
     for (const name of names) { out[name].push(candidates[name][i]); }
   }
-  model.data = out;
+  // sync: false -- drawn here only; the server already has the candidates and
+  // learns the new value from the widget, so nothing is sent back.
+  model.setv({data: out}, {sync: false});
   // Properties that follow the choice (an axis end, a colour scale): triples
   // (model, property, column) after the candidates.
   for (let k = 1; first >= 0 && k + 2 < model.tags.length; k += 3) {
-    model.tags[k][model.tags[k + 1]] = candidates[model.tags[k + 2]][first];
+    model.tags[k].setv({[model.tags[k + 1]]: candidates[model.tags[k + 2]][first]}, {sync: false});
   }
 }
 """
@@ -92,13 +96,26 @@ def stack_choices(values: np.ndarray, rows: Callable[[int], Mapping[str, Any]]) 
     return out
 
 
-def _same(old: Any, new: Any) -> bool:
-    """Equal columns (numbers compared as floats, NaN equal to NaN; text as text)."""
-    try:
-        a, b = np.asarray(old, dtype=float), np.asarray(new, dtype=float)
-    except (TypeError, ValueError):
-        return [str(x) for x in old] == [str(x) for x in new]
-    return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=True))
+def _compact(data: Columns) -> Columns:
+    """Candidates as the browser needs them: float32 and int32 halve the bytes.
+
+    (Only for drawing and hover text, shown to at most 4–6 digits; the numbers
+    the page states in text come from the server's float64.)
+    """
+    out: Columns = {}
+    for name, column in data.items():
+        column = np.asarray(column)
+        if column.dtype.kind == "f":
+            column = column.astype(np.float32)
+        elif column.dtype.kind in "iu" and column.size and np.abs(column).max() < 2**31:
+            column = column.astype(np.int32)
+        elif column.dtype == object:
+            column = column.copy()
+            for i, item in enumerate(column):
+                if isinstance(item, np.ndarray) and item.dtype.kind == "f":
+                    column[i] = item.astype(np.float32)
+        out[name] = column
+    return out
 
 
 def _cells(data: Columns) -> int:
@@ -141,6 +158,10 @@ class BrowserChoice:
         self._value = value
         self._follow: dict[str, dict[str, tuple[str, str]]] = {}
         self._followers: dict[int, list[tuple[Any, str, str]]] = {}
+        #: The key each drawn source shows in the browser (by id of the source):
+        #: the browser draws without telling the server, so this, not the
+        #: server's copy of the data, says what a browser shows.
+        self._shown: dict[int, int] = {}
         self.name = f"pe-choice:{'-'.join(self.controls)}:{id(self):x}"
         self._columns: dict[str, Callable[[np.ndarray], Columns]] = {}
         self._choices: dict[str, Callable[[], np.ndarray]] = {}
@@ -200,6 +221,7 @@ class BrowserChoice:
     ) -> None:
         source.name = self.name
         self._followers[id(source)] = followers
+        self._shown[id(source)] = int(self._value())
         refs = self._sources.setdefault(role, [])
         if not any(ref() is source for ref in refs):
             refs.append(weakref.ref(source))
@@ -212,6 +234,7 @@ class BrowserChoice:
         if data is None or not all(column in data for _, _, column in followers):
             source.tags = []
             return
+        data = _compact(data)
         triples = [item for model, prop, column in followers for item in (model, prop, column)]
         if source.tags and isinstance(source.tags[0], ColumnDataSource):
             source.tags[0].data = data
@@ -271,36 +294,32 @@ class BrowserChoice:
         return [ref() for ref in alive]
 
     def sync(self) -> None:
-        """Draw the current value in every source that does not show it yet."""
-        by_document: dict[int, tuple[Any, list[tuple[Any, Columns]]]] = {}
+        """Draw the current value in every source whose browser does not show it yet."""
+        key = int(self._value())
+        by_document: dict[int, tuple[Any, list[tuple[Any, Columns, list]]]] = {}
         for role in self._columns:
             sources = self.sources(role)
-            if not sources:
-                continue
-            if self._from_browser and all(s.tags for s in sources):
-                continue
-            full = self._columns[role](np.asarray([self._value()]))
-            data = {k: v for k, v in full.items() if not k.startswith("__")}
+            full: Columns | None = None
             for source in sources:
                 if self._from_browser and source.tags:
+                    self._shown[id(source)] = key  # the browser drew it already
                     continue
+                if self._shown.get(id(source)) == key:
+                    continue
+                if full is None:
+                    full = self._columns[role](np.asarray([key]))
+                data = {k: v for k, v in full.items() if not k.startswith("__")}
                 props = [
                     (model, prop, full[column][0])
                     for model, prop, column in self._followers.get(id(source), [])
                     if len(full[column])
                 ]
-                stale = set(source.data) != set(data) or not all(
-                    _same(source.data[k], v) for k, v in data.items()
-                )
-                props = [(m, p, v) for m, p, v in props if getattr(m, p) != v]
-                if stale or props:
-                    doc = source.document
-                    change = (source, data if stale else None, props)
-                    by_document.setdefault(id(doc), (doc, []))[1].append(change)
+                self._shown[id(source)] = key
+                doc = source.document
+                by_document.setdefault(id(doc), (doc, []))[1].append((source, data, props))
         for doc, changes in by_document.values():
             with set_curdoc(doc), pn.io.unlocked() if doc is not None else _nothing():
                 for source, data, props in changes:
-                    if data is not None:
-                        source.data = dict(data)
+                    source.data = dict(data)
                     for model, prop, value in props:
                         setattr(model, prop, value)
