@@ -1769,7 +1769,10 @@ class ExtensionPage(Page):
         apply = pn.widgets.Button(label="Apply", color="primary", width=100)
         apply.on_click(self._on_apply)
         self._file_input = pn.widgets.FileInput(
-            accept=".json,application/json,text/plain", multiple=False, sizing_mode="stretch_width"
+            name="Upload a config.json",
+            accept=".json,application/json,text/plain",
+            multiple=False,
+            sizing_mode="stretch_width",
         )
         self._file_input.param.watch(self._on_upload, "value")
         errors = notice_pane(self.param.config_errors, kind="error", title="Config not loaded:")

@@ -28,6 +28,7 @@ __all__ = [
     "OKABE_ITO",
     "Figure",
     "QuickCheck",
+    "contrast_ratio",
     "escape_text",
     "figure_card",
     "formula_pane",
@@ -39,6 +40,7 @@ __all__ = [
     "quick_check_card",
     "row_outline",
     "text_color",
+    "warning_text_color",
 ]
 
 #: Okabe & Ito (2008) colours: distinguishable with every common colour-vision
@@ -85,6 +87,29 @@ def text_color() -> str:
     return "#E8E8E8" if is_dark() else "#222222"
 
 
+def warning_text_color() -> str:
+    """Colour for warning *text* inside plots: vermillion, darkened on the light theme.
+
+    Okabe-Ito vermillion is 3.9:1 on white (fine for lines and marks, short of
+    the 4.5:1 WCAG AA asks of text); #B84F00 is 5.1:1 on white, and the plain
+    vermillion is 4.6:1 on the dark theme's background.
+    """
+    return OKABE_ITO["vermillion"] if is_dark() else "#B84F00"
+
+
+def contrast_ratio(foreground: str, background: str) -> float:
+    """WCAG 2 contrast ratio of two ``#RRGGBB`` colours (1 to 21)."""
+
+    def luminance(color: str) -> float:
+        value = color.lstrip("#")
+        channels = [int(value[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
 def hands_palette(n: int) -> list[str]:
     """``n`` colours from fast (vermillion) to slow (blue) for clock hands / pairs."""
     if n <= 1:
@@ -95,8 +120,9 @@ def hands_palette(n: int) -> list[str]:
 def plot_opts(**overrides: Any) -> dict[str, Any]:
     """Options every HoloViews plot of the app shares (pass through ``.opts(**...)``).
 
-    Responsive width, a fixed height, the toolbar on the right with hover,
-    and no tool that captures the mouse wheel (the page must still scroll).
+    Responsive width, a fixed height, the toolbar on the right with hover
+    (without Bokeh's logo), and no tool that captures the mouse wheel (the
+    page must still scroll).
     """
     opts: dict[str, Any] = {
         "responsive": True,
@@ -106,6 +132,9 @@ def plot_opts(**overrides: Any) -> dict[str, Any]:
         "default_tools": ["save", "pan", "box_zoom", "reset"],
         "active_tools": [],
         "fontscale": 1.05,
+        # No Bokeh logo in the toolbar: it is a link off the (offline) site and
+        # one more Tab stop per figure for keyboard users.
+        "backend_opts": {"plot.toolbar.logo": None},
     }
     opts.update(overrides)
     return opts

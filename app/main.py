@@ -53,6 +53,8 @@ PAGES: dict[str, type[Page]] = {
     )
 }
 DEFAULT_PAGE = "order"
+#: The accessibility script (app/static/a11y.js), relative to the app's URL.
+A11Y_JS = "app/static/a11y.js"
 
 TITLE = "Positional Encoding Explorer"
 ABOUT = (
@@ -63,6 +65,15 @@ ABOUT = (
     "slider and every figure follows; the address bar always holds a link to "
     "what you see."
 )
+
+
+#: Sidebar headings are level 2 (under the title's level 1) drawn at the size of
+#: a level 4, so a screen reader's outline has no gap.
+_SIDEBAR_HEADING_CSS = "h2 { font-size: 1em; margin-block: 1.33em; }"
+
+
+def _sidebar_heading(text: str) -> pn.pane.Markdown:
+    return pn.pane.Markdown(f"## {text}", margin=(0, 10), stylesheets=[_SIDEBAR_HEADING_CSS])
 
 
 def is_true(raw: str | None) -> bool:
@@ -210,10 +221,10 @@ def build_app(
     template = pn.template.FastListTemplate(
         title=TITLE,
         sidebar=[
-            pn.pane.Markdown("#### Pages", margin=(0, 10)),
+            _sidebar_heading("Pages"),
             shell.nav,
             pn.layout.Divider(),
-            pn.pane.Markdown("#### Controls", margin=(0, 10)),
+            _sidebar_heading("Controls"),
             shell.sidebar_area,
             pn.layout.Divider(),
             pn.pane.HTML(f"<p>{ABOUT}</p>", sizing_mode="stretch_width", margin=(0, 10)),
@@ -229,6 +240,9 @@ def build_app(
         main_layout=None,
         theme_toggle=True,
         sidebar_width=320,
+        # Landmarks, a heading and names for controls Bokeh leaves unnamed
+        # (served from app/static by `panel serve app`).
+        js_files={"pex_a11y": A11Y_JS},
     )
     template.shell = shell  # for tests and tools: the session's state
     # The link (possibly corrected from the one opened) is written once the

@@ -30,7 +30,16 @@ from positional_core.relative import (
     t5_relative_bucket,
 )
 
-from .look import HIGHLIGHT, OKABE_ITO, WARNING, Figure, QuickCheck, is_dark, plot_opts
+from .look import (
+    HIGHLIGHT,
+    OKABE_ITO,
+    WARNING,
+    Figure,
+    QuickCheck,
+    is_dark,
+    plot_opts,
+    warning_text_color,
+)
 from .page import Page
 
 __all__ = ["BIAS_SEED", "ORDER_PAIR", "T5_PRESETS", "RelativePage", "t5_preset_values"]
@@ -384,7 +393,7 @@ class RelativePage(Page):
                 label(
                     start_row if s - 0.5 <= top else None,
                     top - s > 0.3 * top,
-                    WARNING,
+                    warning_text_color(),
                     "StartLabel",
                 ),
                 label(

@@ -43,6 +43,7 @@ from .look import (
     escape_text,
     hands_palette,
     plot_opts,
+    warning_text_color,
 )
 from .page import Page
 
@@ -379,7 +380,7 @@ class SinusoidalPage(Page):
                 self._positions,
                 kdims=["x", "y"],
                 vdims=["text"],
-            ).opts(text_color=self._ink if has_row else WARNING, text_font_size="11pt")
+            ).opts(text_color=self._ink if has_row else warning_text_color(), text_font_size="11pt")
             layers.append(label)
         return hv.Overlay(layers)
 
@@ -391,7 +392,8 @@ class SinusoidalPage(Page):
                 table.lookup(self.t)  # raises before building the table; we show its message
         except PositionOutOfRangeError as err:
             lookup = (
-                f'<span style="color:{WARNING}"><b>Position {self.t} has no row.</b></span> '
+                f'<span style="color:{warning_text_color()}">'
+                f"<b>Position {self.t} has no row.</b></span> "
                 f"The table stops at row {self.max_len - 1:,}; the model cannot represent "
                 f"this position at all. (The lookup says: <i>{escape_text(err)}</i>)"
             )

@@ -5,16 +5,25 @@ resource; the page would fetch it on every load (and wait for it offline).
 :class:`OfflineFast` is the same design without that font: the app uses the
 system font stack of :data:`app.look.FONT_STACK` instead. Everything else the
 design loads is bundled with Panel and served from ``/static``.
+
+It also adds ``static/a11y.css`` to every component (each draws in its own
+shadow root, which the page's stylesheet does not reach): a visible focus ring
+for keyboard users, and readable text on the accent colour.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from panel.io.resources import CDN_DIST, isurl
+from panel.theme.base import Inherit
 from panel.theme.fast import Fast
+from panel.viewable import Viewable
 
-__all__ = ["OfflineFast"]
+__all__ = ["A11Y_CSS", "OfflineFast"]
+
+#: The accessibility stylesheet, relative to this module (served by Panel).
+A11Y_CSS = "static/a11y.css"
 
 
 def _without_web_font(resources: dict[str, Any]) -> dict[str, Any]:
@@ -34,6 +43,10 @@ def _without_web_font(resources: dict[str, Any]) -> dict[str, Any]:
 
 
 class OfflineFast(Fast):
-    """Panel's Fast design minus its Google web font."""
+    """Panel's Fast design minus its Google web font, plus the accessibility sheet."""
 
     _resources = _without_web_font(Fast._resources)
+    modifiers: ClassVar[dict[type[Viewable], dict[str, Any]]] = {
+        **Fast.modifiers,
+        Viewable: {"stylesheets": [Inherit, A11Y_CSS]},
+    }

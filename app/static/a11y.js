@@ -1,0 +1,209 @@
+/* Accessibility touches the page template and Bokeh's widgets leave out.
+ *
+ * Loaded by the app's template (app/main.py). It only adds ARIA roles and
+ * names; it changes nothing a mouse user sees.
+ *
+ * - Template: landmarks (banner, complementary sidebar, main), a level-one
+ *   heading, a name for the theme switch, the sidebar toggle as a keyboard
+ *   button, the sidebar's <ul> (which holds no list items) as a plain box,
+ *   and a "Skip to the figures" link as the first Tab stop.
+ * - Figures: the plot's focusable event layer is a named figure (its card's
+ *   title); toolbar buttons are buttons.
+ * - Widgets, inside their shadow roots: slider handles are named after the
+ *   slider's title, spinner buttons "Increase/Decrease <title>", inputs with
+ *   an empty label after their placeholder or kind. Widgets are drawn (and
+ *   redrawn) at any time, so every shadow root is watched and labelled again
+ *   after a change.
+ */
+(function () {
+  "use strict";
+
+  function text(el) {
+    return el ? el.textContent.replace(/\s+/g, " ").trim() : "";
+  }
+
+  function name(el, value) {
+    if (value && !el.getAttribute("aria-label") && !el.getAttribute("aria-labelledby")) {
+      el.setAttribute("aria-label", value);
+    }
+  }
+
+  function shell() {
+    var header = document.getElementById("header-design-provider");
+    if (header) header.setAttribute("role", "banner");
+    var title = document.querySelector("#header .app-header");
+    if (title) {
+      title.setAttribute("role", "heading");
+      title.setAttribute("aria-level", "1");
+    }
+    var sidebar = document.getElementById("sidebar");
+    if (sidebar) {
+      sidebar.setAttribute("role", "complementary");
+      name(sidebar, "Pages and controls");
+      var list = sidebar.querySelector("ul");
+      if (list) list.setAttribute("role", "none");
+    }
+    var main = document.getElementById("main");
+    if (main) main.setAttribute("role", "main");
+    var modal = document.getElementById("pn-Modal");
+    if (modal) modal.setAttribute("aria-label", "Dialog");
+    var close = document.getElementById("pn-closeModal");
+    if (close) name(close, "Close");
+    var theme = document.getElementById("theme-switch");
+    if (theme) name(theme, "Light theme");
+    var toggle = document.getElementById("sidebar-button");
+    if (toggle && !toggle.hasAttribute("tabindex")) {
+      toggle.setAttribute("role", "button");
+      toggle.setAttribute("tabindex", "0");
+      name(toggle, "Show or hide the sidebar");
+      toggle.addEventListener("keydown", function (event) {
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          toggle.click();
+        }
+      });
+    }
+    // A first Tab stop that jumps past the sidebar's controls to the figures
+    // (shown only while it has focus; a click must not add a history entry).
+    if (main && !document.getElementById("pex-skip")) {
+      var style = document.createElement("style");
+      style.textContent =
+        "#pex-skip{position:absolute;left:-10000px;top:8px;z-index:10000;padding:6px 12px;" +
+        "background:#ffffff;color:#1a1a1a;border:2px solid #1a1a1a;border-radius:4px}" +
+        "#pex-skip:focus{left:8px}";
+      document.head.appendChild(style);
+      var skip = document.createElement("a");
+      skip.id = "pex-skip";
+      skip.href = "#main";
+      skip.textContent = "Skip to the figures";
+      skip.addEventListener("click", function (event) {
+        event.preventDefault();
+        main.setAttribute("tabindex", "-1");
+        main.focus();
+        main.scrollIntoView();
+      });
+      document.body.insertBefore(skip, document.body.firstChild);
+    }
+    // The full-screen buttons of the main area are for the mouse only.
+    document.querySelectorAll("#main .fullscreen-button").forEach(function (el) {
+      el.setAttribute("aria-hidden", "true");
+    });
+  }
+
+  function sliderTitle(root) {
+    var title = root.querySelector(".bk-slider-title");
+    if (!title) return "";
+    var clone = title.cloneNode(true);
+    clone.querySelectorAll(".bk-slider-value").forEach(function (v) {
+      v.remove();
+    });
+    return text(clone).replace(/[:\s]+$/, "");
+  }
+
+  function labelText(root, input) {
+    var label = input.id ? root.querySelector('label[for="' + input.id + '"]') : null;
+    return label && label.style.display !== "none" ? text(label) : "";
+  }
+
+  function widgets(root) {
+    var handles = root.querySelectorAll('.noUi-handle[role="slider"]');
+    if (handles.length) {
+      var title = sliderTitle(root) || "Slider";
+      handles.forEach(function (handle, i) {
+        var which = handles.length === 2 ? (i === 0 ? " (lower end)" : " (upper end)") : "";
+        name(handle, title + which);
+      });
+    }
+    root.querySelectorAll("button.bk-spin-btn").forEach(function (button) {
+      var input = button.parentElement && button.parentElement.querySelector("input");
+      var what = input ? labelText(root, input) : "";
+      var up = button.classList.contains("bk-spin-btn-up");
+      name(button, (up ? "Increase " : "Decrease ") + (what || "the value"));
+    });
+    root.querySelectorAll("input, textarea, select").forEach(function (input) {
+      if (input.type === "hidden" || labelText(root, input)) return;
+      var guess =
+        input.getAttribute("placeholder") ||
+        input.getAttribute("title") ||
+        (input.type === "file" ? "Choose a file" : "");
+      name(input, guess);
+    });
+  }
+
+  function deepText(el) {
+    var parts = [];
+    (function walk(node) {
+      node.childNodes.forEach(function (child) {
+        if (child.nodeType === 3) parts.push(child.textContent);
+        else if (child.nodeType === 1) walk(child.shadowRoot || child);
+      });
+    })(el.shadowRoot || el);
+    return parts.join(" ").replace(/\s+/g, " ").trim();
+  }
+
+  function cardTitle(el) {
+    // Up through the shadow hosts to the card the figure sits in.
+    for (var node = el; node; ) {
+      var root = node.getRootNode();
+      if (!root.host) return "";
+      var header = root.querySelector(".card-header");
+      if (header) return deepText(header);
+      node = root.host;
+    }
+    return "";
+  }
+
+  function figures(root) {
+    // The plot's event layer takes keyboard focus: name it after its card.
+    root.querySelectorAll(".bk-layer.bk-events[tabindex]").forEach(function (layer) {
+      if (layer.getAttribute("aria-label")) return;
+      var title = cardTitle(layer);
+      layer.setAttribute("role", "figure");
+      name(layer, title || "Figure");
+    });
+    // Toolbar buttons are focusable divs named by their title: say they are buttons.
+    root.querySelectorAll(".bk-OnOffButton[title], .bk-ClickButton[title]").forEach(function (b) {
+      if (!b.getAttribute("role")) b.setAttribute("role", "button");
+    });
+  }
+
+  var watched = new WeakSet();
+  var pending = null;
+
+  function scan(root) {
+    widgets(root);
+    figures(root);
+    root.querySelectorAll("*").forEach(function (el) {
+      if (el.shadowRoot) {
+        watch(el.shadowRoot);
+        scan(el.shadowRoot);
+      }
+    });
+  }
+
+  function schedule() {
+    if (pending !== null) return;
+    pending = setTimeout(function () {
+      pending = null;
+      scan(document);
+    }, 150);
+  }
+
+  function watch(root) {
+    if (watched.has(root)) return;
+    watched.add(root);
+    new MutationObserver(schedule).observe(root, { childList: true, subtree: true });
+  }
+
+  function start() {
+    shell();
+    watch(document);
+    scan(document);
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();
