@@ -1,0 +1,771 @@
+"""Time every control of every page in a real browser: change → figures painted (issue 8).
+
+Serves the app (``panel serve app benchmarks/naive_app.py`` on a free
+loopback port), opens each page in headless Chromium and, for every control,
+sets the widget's Bokeh model value in the page (the message a drag sends)
+and times it until the figures are painted (see ``benchmarks/_browser.py``
+for what "painted" means). Each control is measured at the default sizes,
+then again with the page's size controls at their upper bounds. Also times
+each page's first load, and the naive pattern (a figure rebuilt by
+``pn.bind`` on every change, ``benchmarks/naive_app.py``) against the
+Sinusoidal page's ``t``.
+
+    python benchmarks/latency.py                 # all pages, 30 samples, both sizes
+    python benchmarks/latency.py --quick --pages sinusoidal rope
+    python benchmarks/latency.py --check         # exit 1 if a p95 is over 3× budget
+
+Prints a table (page, control, size, p50, p95, bytes per change, server ms)
+and writes JSON (``--json``, default ``benchmarks/latency.json``).
+
+Budgets (2-core machine, loopback): p50 ≤ 35 ms and p95 ≤ 70 ms per control
+at default sizes; controls that only select among computed data (``SELECT``)
+p95 ≤ 20 ms; at the largest sizes p95 ≤ 120 ms; first load ≤ 2.5 s.
+
+Widgets are found by their label (the parameter's ``label`` is the slider's
+or select's title); widgets without a title (discrete sliders, button groups)
+are found by moving them once and reading which key of the page's link
+changed. Values are chosen in the widget's own range (so log sliders and
+discrete sliders need no special case): a walk of a few steps around the
+current value. Text inputs (Order page sentences) and file / paste inputs
+(Context extension's config.json) are not measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+import param
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from app.main import PAGES  # noqa: E402
+from benchmarks._browser import (  # noqa: E402
+    SET_MODELS_JS,
+    WireCounter,
+    find_widgets,
+    first_load,
+    launch,
+    new_page,
+    percentile,
+    sample,
+    served,
+)
+
+# ------------------------------------------------------------------ budgets
+P50_BUDGET = 35.0
+P95_BUDGET = 70.0
+SELECT_P95_BUDGET = 20.0
+LARGEST_P95_BUDGET = 120.0
+LOAD_BUDGET = 2500.0
+CHECK_FACTOR = 3.0
+FILE_INPUTS = {"page": "extension", "control": "config.json paste / file", "why": "file input"}
+NAIVE_GOAL = 4.0
+
+#: Controls that only select among data already computed (highlighted position,
+#: clock hands, selected head / row / pair): p95 ≤ 20 ms. Everything else is
+#: "compute". ``UNCERTAIN`` lists the ones whose figures today still recompute
+#: something small on the server (the lead decides).
+SELECT: dict[str, set[str]] = {
+    "sinusoidal": {"t"},
+    "rope": {"m", "n", "theta", "q_angle", "q_len", "k_angle", "k_len", "pair"},
+    "extension": {"pair"},
+    "alibi": {"head", "row"},
+    "relative": {"head"},
+}
+UNCERTAIN: dict[str, set[str]] = {
+    # Sinusoidal t, ALiBi head/row and RoPE pair are selected in the browser
+    # (app/choice.py). These still go to the server:
+    "rope": {"theta", "q_len", "k_len"},  # R1 redraws the pair's vectors and arcs
+    "relative": {"head"},  # re-slices the bias image
+}
+
+#: Size controls set to their upper bounds for the "largest" pass.
+SIZES: dict[str, tuple[str, ...]] = {
+    "sinusoidal": ("n", "d", "max_len"),
+    "rope": ("d", "max_distance"),
+    "extension": ("d", "target_len", "served_len"),
+    "alibi": ("heads", "seq_len", "max_distance", "trained_len"),
+    "relative": (
+        "num_buckets",
+        "max_distance",
+        "offset_range",
+        "heads",
+        "bias_len",
+        "shaw_len",
+        "nope_len",
+    ),
+    "compare": ("target_len", "d", "heads"),
+}
+
+
+def select_controls(slug: str) -> set[str]:
+    return SELECT.get(slug, set())
+
+
+def budget(slug: str, name: str, size: str) -> tuple[float, float]:
+    """(p50, p95) budget in ms."""
+    if size == "largest":
+        return (LARGEST_P95_BUDGET, LARGEST_P95_BUDGET)
+    if name in select_controls(slug):
+        return (min(P50_BUDGET, SELECT_P95_BUDGET), SELECT_P95_BUDGET)
+    return (P50_BUDGET, P95_BUDGET)
+
+
+# ----------------------------------------------------------------- controls
+def _contexts(slug: str) -> dict[str, dict[str, str]]:
+    """Controls shown only in some state (Context extension: a method's knobs) → that state."""
+    if slug != "extension":
+        return {}
+    try:
+        from app.extension import METHOD_CONTROLS
+    except ImportError:
+        return {}
+    out: dict[str, dict[str, str]] = {}
+    for method, names in METHOD_CONTROLS.items():
+        for name in names:
+            out.setdefault(name, {"method": method})
+    return out
+
+
+def plan(slug: str) -> tuple[list[tuple[dict[str, str], list[str]]], list[tuple[str, str]]]:
+    """Controls of a page grouped by the state they need; and the skipped ones with why."""
+    cls = PAGES[slug]
+    contexts = _contexts(slug)
+    groups: dict[tuple[tuple[str, str], ...], list[str]] = {}
+    skipped = []
+    for name in cls.control_names():
+        p = cls.param[name]
+        if isinstance(p, param.String):
+            skipped.append((name, "text input"))
+            continue
+        key = tuple(sorted(contexts.get(name, {}).items()))
+        groups.setdefault(key, []).append(name)
+    ordered = sorted(groups.items(), key=lambda kv: len(kv[0]))
+    return [(dict(k), names) for k, names in ordered], skipped
+
+
+def largest_query(slug: str) -> dict[str, str]:
+    """The page's size controls at their upper bounds, made consistent by the page's rules."""
+    cls = PAGES[slug]
+    values = {n: cls.param[n].default for n in cls.control_names()}
+    for name in SIZES.get(slug, ()):
+        p = cls.param[name]
+        if isinstance(p, param.Selector):
+            objects = list(p.objects.values() if isinstance(p.objects, dict) else p.objects)
+            values[name] = max(objects)
+        else:
+            values[name] = p.bounds[1]
+    fixed, _ = cls.constrain(values)
+    return {n: str(fixed[n]) for n in SIZES.get(slug, ()) if n in fixed}
+
+
+# -------------------------------------------------------------- value walks
+def _is_slider(w: dict[str, Any]) -> bool:
+    return "start" in w and "end" in w and "value" in w and w.get("step") is not None
+
+
+def _walk_numbers(value: float, low: float, high: float, step: float, count: int) -> list[float]:
+    """``count`` values, each different from the one before: a small triangle walk."""
+    steps = (high - low) / step if step else 0
+    delta = step if steps <= 200 else step * max(1, round(steps / 100))
+    up = value + 4 * delta <= high
+    sign = 1 if up else -1
+    if not up and value - 4 * delta < low:
+        delta = (high - low) / 8  # a narrow range: walk across it
+        sign = 1 if value - low < high - value else -1
+    offsets = [1, 2, 3, 4, 3, 2, 1, 0]
+    out = []
+    for i in range(count):
+        v = value + sign * offsets[i % len(offsets)] * delta
+        v = min(max(v, low), high)
+        v = low + round((v - low) / step) * step if step else v
+        out.append(round(v, 10))
+    # never the same value twice in a row
+    for i in range(1, len(out)):
+        if out[i] == out[i - 1]:
+            out[i] = min(max(out[i] + step, low), high)
+    return out
+
+
+def values_for(widget: dict[str, Any], count: int, bounds: tuple[Any, Any] | None) -> list[Any]:
+    """``count`` model values to set one after the other (each differs from the previous)."""
+    if "labels" in widget and "active" in widget and isinstance(widget["active"], int):
+        n = len(widget["labels"])
+        return [(widget["active"] + 1 + i) % n if n > 1 else 0 for i in range(count)]
+    if "active" in widget and isinstance(widget["active"], bool):  # Checkbox
+        return [not widget["active"] if i % 2 == 0 else widget["active"] for i in range(count)]
+    if "options" in widget and "value" in widget:
+        keys = [o[0] if isinstance(o, list) else o for o in widget["options"]]
+        here = keys.index(widget["value"]) if widget["value"] in keys else 0
+        order = [1, 2, 1, 0] if len(keys) > 2 else [1, 0]
+        return [keys[(here + order[i % len(order)]) % len(keys)] for i in range(count)]
+    if "value" in widget and isinstance(widget["value"], int | float):
+        low = widget.get("start")
+        high = widget.get("end")
+        if (low is None or high is None) and bounds:
+            low, high = bounds
+        step = widget.get("step") or 1
+        return _walk_numbers(widget["value"], low, high, step, count)
+    raise ValueError(f"no values for widget {widget.get('type')}")
+
+
+def props_for(widget: dict[str, Any], value: Any, throttled: bool) -> dict[str, Any]:
+    """The model properties a user's change sets."""
+    if "labels" in widget and isinstance(widget.get("active"), int):
+        return {"active": value}
+    if isinstance(widget.get("active"), bool):
+        return {"active": value}
+    if _is_slider(widget) and throttled:
+        return {"value": value, "value_throttled": value}
+    return {"value": value}
+
+
+def current_value(widget: dict[str, Any]) -> Any:
+    if "labels" in widget or isinstance(widget.get("active"), bool):
+        return widget["active"]
+    return widget["value"]
+
+
+# ------------------------------------------------------------ finding widgets
+def _url_query(widgets: list[dict[str, Any]]) -> dict[str, str] | None:
+    for w in widgets:
+        value = w.get("value")
+        if "TextInput" in w["type"] and isinstance(value, str) and value.startswith("?page="):
+            return dict(parse_qsl(value[1:], keep_blank_values=True))
+    return None
+
+
+def _candidate(w: dict[str, Any]) -> bool:
+    if "nav" in (w.get("tags") or []) or not w["shown"] or w.get("disabled"):
+        return False
+    t = w["type"]
+    if "TextInput" in t or "TextArea" in t or "FileInput" in t or t.split(".")[-1] == "Button":
+        return False
+    return "value" in w or "active" in w
+
+
+def match_widgets(
+    page: Any, slug: str, names: list[str], wire: WireCounter, quiet_ms: float
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Param name → widget model (by title, then by moving the rest and reading the link)."""
+    cls = PAGES[slug]
+    widgets = [w for w in find_widgets(page) if _candidate(w)]
+    found: dict[str, dict[str, Any]] = {}
+    used: set[str] = set()
+    for name in names:
+        label = cls.param[name].label or name
+        hits = [
+            w
+            for w in widgets
+            if w["id"] not in used and (w.get("title") == label or w.get("label") == label)
+        ]
+        if hits:
+            found[name] = hits[0]
+            used.add(hits[0]["id"])
+    missing = [n for n in names if n not in found]
+    if missing:
+        for w in widgets:
+            if w["id"] in used or not missing:
+                continue
+            if w.get("title") and w["title"] not in ("", None):
+                # titled but not one of ours (e.g. a paste box): leave alone
+                continue
+            before = _url_query(find_widgets(page)) or {}
+            value = values_for(w, 1, None)[0]
+            _set(page, w, value, wire, quiet_ms)
+            after = before
+            for _ in range(20):  # the link is written after the figures
+                after = _url_query(find_widgets(page)) or {}
+                if after != before:
+                    break
+                page.wait_for_timeout(100)
+            changed = [k for k in missing if before.get(k) != after.get(k)]
+            _set(page, w, current_value(w), wire, quiet_ms)
+            if len(changed) == 1:
+                found[changed[0]] = w
+                used.add(w["id"])
+                missing.remove(changed[0])
+    return found, missing
+
+
+def _set(page: Any, widget: dict[str, Any], value: Any, wire: WireCounter, quiet_ms: float) -> None:
+    """An unmeasured change that reaches the server; wait until it is done."""
+    sample(
+        page,
+        SET_MODELS_JS,
+        [[widget["id"], props_for(widget, value, True)]],
+        wire=wire,
+        quiet_ms=quiet_ms,
+        expect_patch=True,
+        timeout_ms=10_000,
+    )
+
+
+# ------------------------------------------------------------------ results
+@dataclass
+class Row:
+    page: str
+    control: str
+    size: str
+    kind: str  # select / compute
+    samples: int
+    p50: float | None
+    p95: float | None
+    p50_budget: float
+    p95_budget: float
+    bytes_per_change: float | None
+    server_ms: float | None  # median time to the first server patch (None: no message)
+    server_last_ms: float | None  # median time to the last server patch
+    first_paint_ms: float | None  # median time to the first paint frame
+    apply_ms: float | None  # median browser time applying the server's patches
+    no_message: int  # samples with no server patch
+    ended_by: str  # paint / dom / none (most common)
+    timeouts: int
+    note: str = ""
+    raw_ms: list[float] = field(default_factory=list)
+    patch_events: list[str] = field(default_factory=list)  # what the server's patches set
+
+    @property
+    def over(self) -> bool:
+        return (self.p50 is not None and self.p50 > self.p50_budget) or (
+            self.p95 is not None and self.p95 > self.p95_budget
+        )
+
+    @property
+    def over_check(self) -> bool:
+        return self.p95 is not None and self.p95 > CHECK_FACTOR * self.p95_budget
+
+
+def measure_control(
+    page: Any,
+    slug: str,
+    name: str,
+    widget: dict[str, Any],
+    size: str,
+    samples: int,
+    wire: WireCounter,
+    quiet_ms: float,
+    kind: str | None = None,
+    restore: bool = True,
+) -> Row:
+    cls = PAGES.get(slug)
+    throttled = bool(cls and cls.widget_specs.get(name, {}).get("throttled"))
+    p = cls.param[name] if cls else None
+    bounds = getattr(p, "bounds", None)
+    values = values_for(widget, samples + 1, bounds)
+    taken = []
+    # One warm-up change (first use of a code path), not counted. A change the
+    # browser handles alone (jslink / CustomJS) may send nothing back: the
+    # sample then ends at its last paint (the settle step pings the server).
+    for i, value in enumerate(values):
+        s = sample(
+            page,
+            SET_MODELS_JS,
+            [[widget["id"], props_for(widget, value, throttled)]],
+            wire=wire,
+            quiet_ms=quiet_ms,
+        )
+        if i:
+            taken.append(s)
+    if restore:  # put the control back
+        sample(
+            page,
+            SET_MODELS_JS,
+            [[widget["id"], props_for(widget, current_value(widget), throttled)]],
+            wire=wire,
+            quiet_ms=quiet_ms,
+        )
+    lat = [s.latency_ms for s in taken if s.latency_ms is not None]
+    servers = [s.server_ms for s in taken if s.server_ms is not None]
+    lasts = [s.server_last_ms for s in taken if s.server_last_ms is not None]
+    firsts = [s.first_paint_ms for s in taken if s.first_paint_ms is not None]
+    events: dict[str, int] = {}
+    for s in taken:
+        for patch in s.patch_events:
+            for e in patch:
+                events[e] = events.get(e, 0) + 1
+    kinds = [s.kind for s in taken]
+    p50_b, p95_b = budget(slug, name, size)
+    kind = kind or ("select" if name in select_controls(slug) else "compute")
+    note = ""
+    if slug in UNCERTAIN and name in UNCERTAIN[slug]:
+        note = "select? (uncertain)"
+    if not lat:
+        note = (note + "; " if note else "") + "no paint, no patch"
+    return Row(
+        page=slug,
+        control=name,
+        size=size,
+        kind=kind,
+        samples=len(taken),
+        p50=percentile(lat, 50),
+        p95=percentile(lat, 95),
+        p50_budget=p50_b,
+        p95_budget=p95_b,
+        bytes_per_change=statistics.median(s.bytes_in for s in taken) if taken else None,
+        server_ms=statistics.median(servers) if servers else None,
+        server_last_ms=statistics.median(lasts) if lasts else None,
+        first_paint_ms=statistics.median(firsts) if firsts else None,
+        apply_ms=statistics.median(s.patch_apply_ms for s in taken) if taken else None,
+        no_message=sum(s.server_ms is None for s in taken),
+        ended_by=max(set(kinds), key=kinds.count) if kinds else "none",
+        timeouts=sum(s.timed_out for s in taken),
+        note=note,
+        raw_ms=[round(x, 1) for x in lat],
+        patch_events=[
+            f"{e} ×{n / max(len(taken), 1):.3g}"
+            for e, n in sorted(events.items(), key=lambda kv: -kv[1])
+        ],
+    )
+
+
+def _set_context(
+    page: Any, slug: str, context: dict[str, str], wire: WireCounter, quiet_ms: float
+) -> bool:
+    """Put the page in ``context`` (e.g. method=yarn) through its own widgets."""
+    if not context:
+        return True
+    found, missing = match_widgets(page, slug, list(context), wire, quiet_ms)
+    if missing:
+        return False
+    for name, value in context.items():
+        w = found[name]
+        target: Any = value
+        if "labels" in w:
+            objects = PAGES[slug].param[name].objects
+            keys = [str(o) for o in (objects.values() if isinstance(objects, dict) else objects)]
+            target = keys.index(value)
+        _set(page, w, target, wire, quiet_ms)
+    return True
+
+
+def run_page(
+    browser: Any,
+    base: str,
+    slug: str,
+    size: str,
+    samples: int,
+    quiet_ms: float,
+    log: Any = print,
+    restore: bool = True,
+) -> tuple[list[Row], dict[str, Any], list[tuple[str, str]]]:
+    groups, skipped = plan(slug)
+    query = {"page": slug}
+    if size == "largest":
+        query.update(largest_query(slug))
+    page = new_page(browser)
+    wire = WireCounter(page)
+    try:
+        load = first_load(page, f"{base}/app?{urlencode(query)}")
+        load["size"] = size
+        load["page"] = slug
+        rows: list[Row] = []
+        for context, names in groups:
+            if context and not _set_context(page, slug, context, wire, quiet_ms):
+                skipped += [(n, f"could not set {context}") for n in names]
+                continue
+            found, missing = match_widgets(page, slug, names, wire, quiet_ms)
+            skipped += [(n, "widget not found") for n in missing]
+            for name in names:
+                if name not in found:
+                    continue
+                row = measure_control(
+                    page, slug, name, found[name], size, samples, wire, quiet_ms, restore=restore
+                )
+                if context:
+                    row.note = (row.note + "; " if row.note else "") + urlencode(context)
+                rows.append(row)
+                log(format_row(row))
+        return rows, load, skipped
+    finally:
+        page.context.close()
+
+
+def run_naive(
+    browser: Any, base: str, samples: int, quiet_ms: float
+) -> tuple[Row | None, Row | None]:
+    """The Sinusoidal page's t against the naive app's t (same walk, same sizes)."""
+    out = []
+    for url, slug in ((f"{base}/app?page=sinusoidal", "sinusoidal"), (f"{base}/naive_app", None)):
+        page = new_page(browser)
+        wire = WireCounter(page)
+        try:
+            first_load(page, url)
+            widgets = [w for w in find_widgets(page) if _candidate(w)]
+            hits = [w for w in widgets if w.get("title") == "Position t"]
+            if not hits:
+                out.append(None)
+                continue
+            row = measure_control(
+                page,
+                slug or "naive",
+                "t",
+                hits[0],
+                "default",
+                samples,
+                wire,
+                quiet_ms,
+                kind="select",
+            )
+            row.page = slug or "naive (pn.bind)"
+            out.append(row)
+        finally:
+            page.context.close()
+    return out[0], out[1]
+
+
+# ------------------------------------------------------------------- output
+def _fmt(x: float | None, digits: int = 0) -> str:
+    return "—" if x is None else f"{x:,.{digits}f}"
+
+
+HEADER = (
+    f"{'page':<11} {'control':<17} {'kind':<8} {'size':<8} {'p50':>6} {'p95':>6} "
+    f"{'budget':>8} {'first':>6} {'bytes/chg':>10} {'srv1st':>7} {'srvlast':>7} {'apply':>6} "
+    f"{'end':>5}  note"
+)
+
+
+def format_row(r: Row) -> str:
+    flag = " OVER" if r.over else ""
+    flag += " (>3×)" if r.over_check else ""
+    server = _fmt(r.server_ms) if r.no_message < r.samples else "none"
+    last = _fmt(r.server_last_ms) if r.no_message < r.samples else "none"
+    return (
+        f"{r.page:<11} {r.control:<17} {r.kind:<8} {r.size:<8} {_fmt(r.p50):>6} "
+        f"{_fmt(r.p95):>6} {f'{r.p50_budget:.0f}/{r.p95_budget:.0f}':>8} "
+        f"{_fmt(r.first_paint_ms):>6} {_fmt(r.bytes_per_change):>10} {server:>7} {last:>7} "
+        f"{_fmt(r.apply_ms):>6} {r.ended_by:>5}  {r.note}{flag}"
+    )
+
+
+def run(
+    pages: list[str],
+    samples: int,
+    sizes: tuple[str, ...] = ("default", "largest"),
+    quiet_ms: float = 300,
+    naive: bool = True,
+    log: Any = None,
+    restore: bool = True,
+    partial: Path | None = None,
+) -> dict[str, Any]:
+    """Measure; return everything the JSON holds."""
+    from playwright.sync_api import sync_playwright
+
+    log = log or (lambda line: print(line, flush=True))
+    started = time.monotonic()
+    failed: list[dict[str, str]] = []
+    rows: list[Row] = []
+    loads: list[dict[str, Any]] = []
+    skipped: list[dict[str, str]] = []
+    comparison: dict[str, Any] | None = None
+    log_path = Path(tempfile.mkdtemp(prefix="latency-")) / "panel.log"
+    with (
+        sync_playwright() as pw,
+        served(["app", "benchmarks/naive_app.py"], log=log_path) as base,
+    ):
+        browser = launch(pw)
+        try:
+            log(HEADER)
+            ours = theirs = None
+            if naive:
+                try:
+                    ours, theirs = run_naive(browser, base, samples, quiet_ms)
+                except Exception as err:
+                    log(f"naive comparison failed: {type(err).__name__}: {err}")
+                    failed.append({"page": "naive", "size": "default", "error": str(err)[:500]})
+                if ours and theirs:
+                    log(format_row(ours))
+                    log(format_row(theirs))
+                    ratio = theirs.p50 / ours.p50 if ours.p50 and theirs.p50 else None
+                    comparison = {
+                        "ours": asdict(ours),
+                        "naive": asdict(theirs),
+                        "speedup_p50": ratio,
+                        "speedup_p95": theirs.p95 / ours.p95 if ours.p95 and theirs.p95 else None,
+                        "goal": NAIVE_GOAL,
+                    }
+            for slug in pages:  # page by page: a stopped run still has both sizes of some
+                for size in sizes:
+                    if size == "largest" and not SIZES.get(slug):
+                        continue
+                    try:
+                        page_rows, load, skip = run_page(
+                            browser, base, slug, size, samples, quiet_ms, log, restore
+                        )
+                    except Exception as err:  # a page that fails must not lose the others
+                        log(f"{slug} ({size}) failed: {type(err).__name__}: {err}")
+                        failed.append({"page": slug, "size": size, "error": str(err)[:500]})
+                        continue
+                    rows += page_rows
+                    loads.append(load)
+                    if partial:  # what is done so far, in case the run is stopped
+                        partial.write_text(
+                            json.dumps({"rows": [asdict(r) for r in rows], "loads": loads})
+                        )
+                    if size == "default":
+                        skipped += [{"page": slug, "control": n, "why": w} for n, w in skip]
+        finally:
+            browser.close()
+    return {
+        "meta": {
+            "samples": samples,
+            "sizes": list(sizes),
+            "quiet_ms": quiet_ms,
+            "restore": restore,
+            "pages": pages,
+            "wall_s": round(time.monotonic() - started, 1),
+            "loadavg": os.getloadavg(),
+            "server_log": str(log_path),
+            "server_errors": _server_errors(log_path),
+            "cpus": os.cpu_count(),
+            "when": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+            "budgets": {
+                "p50": P50_BUDGET,
+                "p95": P95_BUDGET,
+                "select_p95": SELECT_P95_BUDGET,
+                "largest_p95": LARGEST_P95_BUDGET,
+                "load_ms": LOAD_BUDGET,
+                "check_factor": CHECK_FACTOR,
+            },
+            "select": {k: sorted(v) for k, v in SELECT.items()},
+            "uncertain": {k: sorted(v) for k, v in UNCERTAIN.items()},
+        },
+        "rows": [asdict(r) for r in rows],
+        "loads": loads,
+        "skipped": [*skipped, FILE_INPUTS],
+        "naive": comparison,
+        "failed": failed,
+    }
+
+
+def _server_errors(log: Path) -> list[str]:
+    """Lines of the server log that report an error (a disconnecting browser is not one)."""
+    try:
+        text = log.read_text(errors="replace")
+    except OSError:
+        return []
+    benign = ("WebSocketClosedError", "StreamClosedError")
+    return [
+        line
+        for line in text.splitlines()
+        if ("Traceback" in line or "ERROR" in line or "Error" in line)
+        and not any(b in line for b in benign)
+    ][:50]
+
+
+def summary(result: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """Lines to print after the table; and the --check failures."""
+    lines, failures = [], []
+    for f in result.get("failed", []):
+        failures.append(f"{f['page']} ({f['size']}) failed: {f['error'][:200]}")
+    rows = [Row(**r) for r in result["rows"]]
+    over = [r for r in rows if r.over]
+    lines.append("")
+    lines.append("First load (navigation → last figure painted), budget 2,500 ms:")
+    for load in result["loads"]:
+        ok = load["complete"] and load["load_ms"] is not None and load["load_ms"] <= LOAD_BUDGET
+        lines.append(
+            f"  {load['page']:<11} {load['size']:<8} {_fmt(load['load_ms']):>7} ms  "
+            f"{load['painted']}/{load['figures']} figures{'' if ok else '  OVER'}"
+        )
+    if result["skipped"]:
+        lines.append("")
+        lines.append(
+            "Not measured: "
+            + "; ".join(f"{s['page']}.{s['control']} ({s['why']})" for s in result["skipped"])
+        )
+    naive = result.get("naive")
+    if naive and naive["speedup_p50"]:
+        lines.append("")
+        lines.append(
+            f"Naive pn.bind rebuild vs ours (Sinusoidal t): p50 {naive['naive']['p50']:.0f} vs "
+            f"{naive['ours']['p50']:.0f} ms → ours {naive['speedup_p50']:.1f}× faster "
+            f"(p95: {naive['speedup_p95'] or math.nan:.1f}×; goal ≥ {NAIVE_GOAL:.0f}×)"
+        )
+    errors = result["meta"].get("server_errors") or []
+    if errors:
+        lines.append("")
+        lines.append(f"Server log {result['meta']['server_log']} has {len(errors)} error lines:")
+        lines += [f"  {e[:160]}" for e in errors[:5]]
+    lines.append("")
+    lines.append(f"{len(over)} of {len(rows)} rows over budget.")
+    for r in rows:
+        if r.over_check:
+            failures.append(
+                f"{r.page}.{r.control} ({r.size}): p95 {r.p95:.0f} ms > "
+                f"{CHECK_FACTOR:.0f} × {r.p95_budget:.0f} ms"
+            )
+        if r.timeouts:
+            failures.append(f"{r.page}.{r.control} ({r.size}): {r.timeouts} samples timed out")
+    return lines, failures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=30, help="changes per control (30)")
+    parser.add_argument("--pages", nargs="+", default=list(PAGES), choices=list(PAGES))
+    parser.add_argument("--quick", action="store_true", help="4 samples, default sizes only")
+    parser.add_argument("--sizes", nargs="+", choices=["default", "largest"], default=None)
+    parser.add_argument("--quiet-ms", type=float, default=300, help="quiet period ending a sample")
+    parser.add_argument("--no-naive", action="store_true", help="skip the pn.bind comparison")
+    parser.add_argument(
+        "--no-restore", action="store_true", help="leave each control where its walk ended"
+    )
+    parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "latency.json")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 if a control's p95 > 3× its budget"
+    )
+    parser.add_argument(
+        "--report", type=Path, default=None, help="print the table of a saved JSON and exit"
+    )
+    args = parser.parse_args(argv)
+    if args.report:
+        saved = json.loads(args.report.read_text())
+        print(HEADER)
+        for r in saved["rows"]:
+            print(format_row(Row(**r)))
+        saved.setdefault("skipped", [])
+        saved.setdefault("meta", {})
+        print("\n".join(summary(saved)[0]))
+        return 0
+    samples = 4 if args.quick and args.samples == 30 else args.samples
+    sizes = tuple(args.sizes or (("default",) if args.quick else ("default", "largest")))
+    partial = args.json.with_suffix(".partial.json")
+    result = run(
+        args.pages,
+        samples,
+        sizes,
+        args.quiet_ms,
+        naive=not args.no_naive,
+        partial=partial,
+        restore=not args.no_restore,
+    )
+    partial.unlink(missing_ok=True)
+    lines, failures = summary(result)
+    print("\n".join(lines))
+    print(f"Wall time {result['meta']['wall_s']:.0f} s.")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(result, indent=1, default=str))
+    print(f"JSON: {args.json}")
+    if args.check and failures:
+        print("\n--check failed:\n  " + "\n  ".join(failures))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
