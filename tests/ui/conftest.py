@@ -20,20 +20,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-background-timer-throttling",
-    "--disable-renderer-backgrounding",
-    "--disable-backgrounding-occluded-windows",
-]
+# One list of Chromium flags for the tests and the benchmarks (the flags that
+# keep background tabs from being throttled matter for both).
+from benchmarks._browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 
 def pytest_collection_modifyitems(config, items):
