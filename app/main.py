@@ -30,7 +30,7 @@ from .page import Page
 from .relative import RelativePage
 from .rope import RopePage
 from .sinusoidal import SinusoidalPage
-from .theme import OfflineFast
+from .theme import OfflineFast, css_served_here
 from .urlstate import UrlWriter, normalise_query, page_query
 
 __all__ = ["PAGES", "AppShell", "build_app", "is_true"]
@@ -252,4 +252,5 @@ def build_app(
 
 
 if pn.state.served:
-    build_app(pn.state.session_args).servable(title=TITLE)
+    with css_served_here(pn.state.curdoc):
+        build_app(pn.state.session_args).servable(title=TITLE)

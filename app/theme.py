@@ -9,18 +9,24 @@ design loads is bundled with Panel and served from ``/static``.
 It also adds ``static/a11y.css`` to every component (each draws in its own
 shadow root, which the page's stylesheet does not reach): a visible focus ring
 for keyboard users, and readable text on the accent colour.
+
+:func:`css_served_here` makes Panel's component stylesheets local for a
+session whose page Bokeh never rendered (see its docstring).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
-from panel.io.resources import CDN_DIST, isurl
+from panel.io.resources import CDN_DIST, LOCAL_DIST, isurl, patch_model_css
+from panel.io.state import state
 from panel.theme.base import Inherit
 from panel.theme.fast import Fast
 from panel.viewable import Viewable
 
-__all__ = ["A11Y_CSS", "OfflineFast"]
+__all__ = ["A11Y_CSS", "OfflineFast", "css_served_here"]
 
 #: The accessibility stylesheet, relative to this module (served by Panel).
 A11Y_CSS = "static/a11y.css"
@@ -50,3 +56,31 @@ class OfflineFast(Fast):
         **Fast.modifiers,
         Viewable: {"stylesheets": [Inherit, A11Y_CSS]},
     }
+
+
+@contextmanager
+def css_served_here(doc: Any) -> Iterator[None]:
+    """Build a session's components inside this block: their style sheets come from this server.
+
+    Panel gives every component's style sheet a ``cdn.holoviz.org`` URL and
+    rewrites it to ``/static/extensions/panel/`` when it renders the session's
+    HTML page. Bokeh, though, discards a session whose browser has not opened
+    its websocket within the unused-session lifetime, and builds a new one when
+    the websocket does arrive. That one never has a page rendered, so its style
+    sheets kept the CDN URLs and an offline classroom's browsers asked the
+    internet for ten of them (found by ``benchmarks/classroom.py``: pages that
+    took longer than the lifetime to load while several students loaded at
+    once). Setting the document's ``dist_url`` first makes Panel write local
+    URLs from the start, whichever way the session began; the roots are then
+    patched once more for the components that skip Panel's rewriting
+    (``pn.layout.Divider``).
+    """
+    if doc is None or doc.session_context is None:
+        yield  # not served (static export, tests): nothing to rewrite
+        return
+    if "dist_url" not in doc._template_variables:
+        rel = state.rel_path
+        doc._template_variables["dist_url"] = f"{rel}/{LOCAL_DIST}" if rel else LOCAL_DIST
+    yield
+    for root in doc.roots:
+        patch_model_css(root, dist_url=doc._template_variables["dist_url"])
