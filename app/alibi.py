@@ -547,31 +547,43 @@ class AlibiPage(Page):
         keys = np.asarray(keys, dtype=int)
         return keys // _ROW_STRIDE, keys % _ROW_STRIDE
 
-    def _bar_rows(self, keys: np.ndarray) -> dict[str, np.ndarray]:
+    def _weights_of(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Weight and bias rows of the (head, row) ``keys``: two (len(keys), T) arrays.
+
+        One cache lookup per head, not per key (ALiBi's largest state has
+        128 heads × 128 rows of candidates).
+        """
         heads, rows = self._split(keys)
-        n = self.seq_len
-        j = np.arange(n)
-        parts: dict[str, list[np.ndarray]] = {
-            k: [] for k in ("x0", "y0", "x1", "y1", "j", "weight", "bias", "distance")
-        }
-        ends = []
-        for head, row in zip(heads, rows, strict=True):
+        weights = np.empty((len(heads), self.seq_len))
+        bias = np.empty((len(heads), self.seq_len))
+        for head in np.unique(heads):
+            at = heads == head
             data = self._head_matrices(int(head), self.effective_form, keep=False)
-            weights, bias = data.weights[row], data.bias[row]
-            parts["x0"].append(j - 0.4)
-            parts["y0"].append(np.zeros(n))
-            parts["x1"].append(j + 0.4)
-            parts["y1"].append(weights)
-            parts["j"].append(j)
-            parts["weight"].append(weights)
-            parts["bias"].append(np.where(np.isinf(bias), np.nan, bias))
-            parts["distance"].append(row - j)
-            ends.append(np.full(n, float(weights.max()) * 1.08))
-        out = {k: np.concatenate(v) if v else np.zeros(0) for k, v in parts.items()}
+            weights[at] = data.weights[rows[at]]
+            bias[at] = data.bias[rows[at]]
+        return weights, bias
+
+    def _bar_rows(self, keys: np.ndarray) -> dict[str, np.ndarray]:
+        keys = np.asarray(keys, dtype=int)
+        _, rows = self._split(keys)
+        n, count = self.seq_len, len(keys)
+        weights, bias = self._weights_of(keys)
+        j = np.tile(np.arange(n), count)
+        out = {
+            "x0": j - 0.4,
+            "y0": np.zeros(n * count),
+            "x1": j + 0.4,
+            "y1": weights.ravel(),
+            "j": j,
+            "weight": weights.ravel(),
+            "bias": np.where(np.isinf(bias), np.nan, bias).ravel(),
+            "distance": (rows[:, None] - np.arange(n)[None, :]).ravel(),
+        }
         # The columns HoloViews draws the rectangles from.
         out.update(left=out["x0"], right=out["x1"], bottom=out["y0"], top=out["y1"])
-        out["__y_end"] = np.concatenate(ends) if ends else np.zeros(0)
-        out[KEY] = np.repeat(np.asarray(keys, dtype=int), n)
+        ends = weights.max(axis=1) * 1.08 if count else np.zeros(0)
+        out["__y_end"] = np.repeat(ends, n)
+        out[KEY] = np.repeat(keys, n)
         return out
 
     def _query_rows(self, keys: np.ndarray) -> dict[str, np.ndarray]:
@@ -590,12 +602,9 @@ class AlibiPage(Page):
 
     def _masked_label_rows(self, keys: np.ndarray) -> dict[str, Any]:
         keys = np.asarray(keys, dtype=int)
-        heads, rows = self._split(keys)
+        _, rows = self._split(keys)
         keep = rows < self.seq_len - 1 if self.causal else np.zeros(len(rows), dtype=bool)
-        heights = [
-            float(self._head_matrices(int(h), self.effective_form, keep=False).weights[r].max())
-            for h, r in zip(heads[keep], rows[keep], strict=True)
-        ]
+        heights = self._weights_of(keys[keep])[0].max(axis=1) if keep.any() else np.zeros(0)
         return {
             "x": (rows[keep] + self.seq_len - 1) / 2 + 0.25,
             "y": np.asarray(heights) * 0.55,
@@ -686,24 +695,28 @@ class AlibiPage(Page):
         return np.geomspace(0.5, self.max_distance, _CURVE_POINTS)
 
     @param.depends("heads", "max_distance")
-    def _decay_paths(self) -> hv.Contours:
+    def _decay_paths(self) -> hv.Curve:
         slopes = self._slopes()
         delta = self._distances()
         factors = alibi_weight_factors(slopes, delta)
-        halves = alibi_half_lives(slopes)
-        paths = [
-            {"x": delta, "y": factors[h], "head": h + 1, "slope": slopes[h], "half_life": halves[h]}
-            for h in range(self.heads)
-        ]
-        # Contours: one line per head with per-head values (an hv.Path with value
-        # dimensions is split into one segment per vertex).
-        return hv.Contours(
-            paths,
-            kdims=[
-                hv.Dimension("x", label="distance Δ = i − j (positions back, log scale)"),
-                hv.Dimension("y", label="weight factor e^(−m·Δ)"),
-            ],
-            vdims=["head", "slope", "half_life"],
+        halves = np.asarray(alibi_half_lives(slopes), dtype=float)
+        # One line per head, drawn as a single line broken by NaN after each
+        # head: the same picture and hover as one path per head, but columns
+        # HoloViews hands to Bokeh as they are (an hv.Contours of 128 paths
+        # took about a third of a second per change at H = 128).
+        points = delta.size + 1
+        column = np.full((self.heads, points), np.nan)
+        column[:, :-1] = factors
+        return hv.Curve(
+            {
+                "x": np.tile(np.append(delta, delta[-1]), self.heads),
+                "y": column.ravel(),
+                "head": np.repeat(np.arange(1, self.heads + 1), points),
+                "slope": np.repeat(slopes, points),
+                "half_life": np.repeat(halves, points),
+            },
+            kdims=[hv.Dimension("x", label="distance Δ = i − j (positions back, log scale)")],
+            vdims=[hv.Dimension("y", label="weight factor e^(−m·Δ)"), "head", "slope", "half_life"],
         ).opts(
             color=OKABE_ITO["sky"],
             alpha=0.75,

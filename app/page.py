@@ -151,7 +151,10 @@ class Page(pn.viewable.Viewer):
             self.param[name].bounds = (min(low, old_low), max(high, old_high))
         changed = {k: v for k, v in values.items() if getattr(self, k) != v}
         if changed:
-            self.param.update(changed)
+            # One hold for all the figures a link (or a rule) changes, as for a
+            # widget (respond_at_once): Bokeh walks the model graph once.
+            with pn.io.hold(freeze=True):
+                self.param.update(changed)
         for name, bounds in final.items():
             if self.param[name].bounds != bounds:
                 self.param[name].bounds = bounds

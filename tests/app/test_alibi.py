@@ -9,7 +9,7 @@ import numpy as np
 import panel as pn
 import pytest
 from bokeh.document.events import ColumnDataChangedEvent
-from bokeh.models import Image, MultiLine, Quad, Scatter
+from bokeh.models import Image, Line, Quad, Scatter
 
 import app.alibi as alibi_module
 from app.alibi import ALIBI_PRESETS, AlibiPage
@@ -193,14 +193,20 @@ def test_symmetric_mask_makes_the_column_form_impossible(page):
 def test_one_decay_curve_per_head(page, render, sources, heads):
     plot = render(page.figures["decay"].plot)
     page.heads = heads
-    (src,) = sources(plot, MultiLine)
-    assert len(src.data["xs"]) == heads
-    assert list(src.data["head"]) == list(range(1, heads + 1))
-    xs = np.asarray(src.data["xs"][0])
+    # The family is one line broken by NaN after each head (the selected
+    # head's curve is another line, without a "head" column).
+    (src,) = [s for s in sources(plot, Line) if "head" in s.data]
+    ys = np.asarray(src.data["y"], dtype=float)
+    breaks = np.flatnonzero(np.isnan(ys))
+    assert len(breaks) == heads
+    curves = np.split(ys, breaks + 1)[:-1]
+    xs = np.split(np.asarray(src.data["x"], dtype=float), breaks + 1)[0][:-1]
     assert xs.size == 200 and xs[-1] == pytest.approx(2048)
     expected = alibi_weight_factors(alibi_slopes(heads), xs)
-    for h in range(heads):
-        np.testing.assert_allclose(src.data["ys"][h], expected[h], rtol=1e-12)
+    heads_col = np.asarray(src.data["head"])
+    for h, curve in enumerate(curves):
+        np.testing.assert_allclose(curve[:-1], expected[h], rtol=1e-12)
+        assert set(heads_col[breaks[h] - 200 : breaks[h] + 1]) == {h + 1}
 
 
 def test_selected_curve_follows_the_head_and_its_half_life(page):
