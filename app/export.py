@@ -22,10 +22,12 @@ holding the text of Panel's installed copy (in the document and in every
 recorded state), the template is told to write a ``data:`` favicon, and the
 result is checked for any tag that still loads from another host.
 
-The files use Panel's plain (Native) design, like the app's ``embed=1`` views:
-the Fast design takes its colours from JavaScript modules that only its
-templates start. Widgets inside a figure that need Python (buttons, a
-download) are left out: they could do nothing without a server.
+The files use Panel's plain (Native) design, like the app's ``embed=1`` views
+(:class:`app.theme.OfflineNative`: with the accessibility sheet, and the
+accessibility script inlined): the Fast design takes its colours from
+JavaScript modules that only its templates start. Widgets inside a figure
+that need Python (buttons, a download) are left out: they could do nothing
+without a server.
 
 Usage::
 
@@ -53,11 +55,11 @@ import panel as pn
 import param
 from bokeh.resources import INLINE
 from panel.io.resources import CDN_DIST, DIST_DIR
-from panel.theme import Native
 
 from .look import FONT_STACK, escape_text, figure_card
 from .main import PAGES, TITLE
 from .page import Page
+from .theme import A11Y_JS_FILE, OfflineNative
 
 __all__ = ["SPECS", "ExportResult", "ExportSpec", "export", "export_figure", "main"]
 
@@ -357,6 +359,15 @@ def make_self_contained(page_html: str) -> tuple[str, int]:
     return out, states[0]
 
 
+def with_a11y_script(page_html: str) -> str:
+    """``page_html`` with app/static/a11y.js inlined at the end of its body."""
+    script = A11Y_JS_FILE.read_text(encoding="utf-8")
+    if "</script" in script.lower() or "</body>" not in page_html:
+        raise ValueError("cannot inline the accessibility script")
+    head, tail = page_html.rsplit("</body>", 1)
+    return f"{head}<script>\n{script}</script>\n</body>{tail}"
+
+
 # ------------------------------------------------------------------ exporting
 def export_figure(spec: ExportSpec, outdir: Path) -> ExportResult:
     """Write ``spec``'s standalone file into ``outdir``; never raises (see ``error``)."""
@@ -365,7 +376,9 @@ def export_figure(spec: ExportSpec, outdir: Path) -> ExportResult:
     try:
         buffer = StringIO()
         page = PAGES[spec.page]
-        with pn.config.set(design=Native):
+        # The plain design with the accessibility sheet; the served app's
+        # script URL is dropped (the file inlines the script below instead).
+        with pn.config.set(design=OfflineNative, js_files={}):
             view, control, _ = build_view(spec)
             view.save(
                 buffer,
@@ -380,6 +393,7 @@ def export_figure(spec: ExportSpec, outdir: Path) -> ExportResult:
                 template_variables={"app_favicon": "data:,", "apple_icon": ""},
             )
         page_html, states = make_self_contained(buffer.getvalue())
+        page_html = with_a11y_script(page_html)
         if states != len(spec.values):
             raise ValueError(f"{states} of {len(spec.values)} states were recorded")
         result.path = outdir / spec.filename

@@ -33,9 +33,11 @@ __all__ = [
     "figure_card",
     "formula_pane",
     "hands_palette",
+    "ink_on",
     "is_dark",
     "notice_html",
     "notice_pane",
+    "plot_background",
     "plot_opts",
     "quick_check_card",
     "row_outline",
@@ -108,6 +110,29 @@ def contrast_ratio(foreground: str, background: str) -> float:
 
     high, low = sorted((luminance(foreground), luminance(background)), reverse=True)
     return (high + 0.05) / (low + 0.05)
+
+
+def plot_background() -> str:
+    """The figure background of this session's theme (the design's Bokeh theme sets it)."""
+    from panel.theme.fast import FastDarkTheme, FastDefaultTheme
+
+    style = (FastDarkTheme if is_dark() else FastDefaultTheme).param["style"].default
+    return style.create_bokeh_theme()["attrs"]["figure"]["background_fill_color"]
+
+
+def ink_on(fill: str, alpha: float = 1.0, background: str | None = None) -> str:
+    """Black or white, whichever reads better on ``fill`` drawn at ``alpha`` over the plot.
+
+    For numbers printed on coloured marks: a faded mark is mostly background,
+    so the ink follows what the eye sees, the blend.
+    """
+    under = (background or plot_background()).lstrip("#")
+    top = fill.lstrip("#")
+    blend = "#" + "".join(
+        f"{round(alpha * int(top[i : i + 2], 16) + (1 - alpha) * int(under[i : i + 2], 16)):02X}"
+        for i in (0, 2, 4)
+    )
+    return max(("#000000", "#FFFFFF"), key=lambda ink: contrast_ratio(ink, blend))
 
 
 def hands_palette(n: int) -> list[str]:

@@ -7,8 +7,9 @@ sessions share state. Pages are built on first visit.
 For iframes (documentation), ``?page=<slug>&embed=1`` shows one page and
 ``?page=<slug>&figure=<name>&embed=1`` one figure with its controls, both
 without the template's header, sidebar and navigation. They use Panel's plain
-(Native) design, like the static export (:mod:`app.export`): the Fast design
-takes its colours from a JavaScript provider that only its templates start.
+(Native) design with the accessibility sheet and script, like the static
+export (:mod:`app.export`): the Fast design takes its colours from a
+JavaScript provider that only its templates start.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from typing import Any
 
 import panel as pn
 import param
-from panel.theme import Native
 
 from .alibi import AlibiPage
 from .compare import ComparePage
@@ -30,14 +30,18 @@ from .page import Page
 from .relative import RelativePage
 from .rope import RopePage
 from .sinusoidal import SinusoidalPage
-from .theme import OfflineFast, css_served_here
+from .theme import OfflineFast, OfflineNative, css_served_here
 from .urlstate import UrlWriter, normalise_query, page_query
 
 __all__ = ["PAGES", "AppShell", "build_app", "is_true"]
 
+#: The accessibility script (app/static/a11y.js), relative to the app's URL.
+A11Y_JS = "app/static/a11y.js"
+
 # Everything the browser loads comes from this server (offline classrooms):
-# Panel's and Bokeh's bundles are served from /static, KaTeX included.
-pn.extension("katex", design=OfflineFast)
+# Panel's and Bokeh's bundles are served from /static, KaTeX included. The
+# accessibility script goes into every page, the template and the embedded views.
+pn.extension("katex", design=OfflineFast, js_files={"pex_a11y": A11Y_JS})
 
 #: The built pages, in navigation order (pages not built yet are simply absent).
 PAGES: dict[str, type[Page]] = {
@@ -53,8 +57,6 @@ PAGES: dict[str, type[Page]] = {
     )
 }
 DEFAULT_PAGE = "order"
-#: The accessibility script (app/static/a11y.js), relative to the app's URL.
-A11Y_JS = "app/static/a11y.js"
 
 TITLE = "Positional Encoding Explorer"
 ABOUT = (
@@ -211,7 +213,7 @@ def build_app(
     """
     query = normalise_query(query or {})
     if is_true(query.get("embed")):
-        with _design(Native):
+        with _design(OfflineNative):
             shell = AppShell(query)
             view = _embedded(shell)
         view.shell = shell
@@ -240,9 +242,12 @@ def build_app(
         main_layout=None,
         theme_toggle=True,
         sidebar_width=320,
-        # Landmarks, a heading and names for controls Bokeh leaves unnamed
-        # (served from app/static by `panel serve app`).
-        js_files={"pex_a11y": A11Y_JS},
+        # No header spinner: Panel drives every template's busy indicator from
+        # one process-wide flag (state.busy, state._indicators), so each change
+        # in one session sent spinner on/off messages to every other open
+        # session, and the list kept closed sessions' spinners. A change here
+        # takes about as long as the spinner would show anyway.
+        busy_indicator=None,
     )
     template.shell = shell  # for tests and tools: the session's state
     # The link (possibly corrected from the one opened) is written once the

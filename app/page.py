@@ -18,6 +18,7 @@ in the main area; ``page.__panel__()`` shows both, for use outside the shell.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -29,6 +30,9 @@ from .look import Figure, QuickCheck, figure_card, notice_pane, quick_check_card
 from .urlstate import read_query
 
 __all__ = ["Page", "respond_at_once"]
+
+
+_PAGE_HEADING_CSS = "h2 { font-size: 1.4em; margin-block: 0.4em 0; }"
 
 
 def respond_at_once(view: pn.viewable.Viewable) -> pn.viewable.Viewable:
@@ -277,6 +281,14 @@ class Page(pn.viewable.Viewer):
         if self._content is None:
             cards = [figure_card(fig) for fig in self._figures.values()]
             self._content = pn.Column(
+                # The page's heading: level 2 under the site's title, above the
+                # figure cards' level-3 titles (a screen reader's outline has no gap).
+                pn.pane.HTML(
+                    f"<h2>{html.escape(self.title)}</h2>",
+                    stylesheets=[_PAGE_HEADING_CSS],
+                    sizing_mode="stretch_width",
+                    margin=(0, 10),
+                ),
                 pn.pane.HTML(f"<p>{self.intro}</p>", sizing_mode="stretch_width", margin=(0, 10)),
                 notice_pane(self.param.notes, kind="warning", title="Some settings were changed:"),
                 self._arrange(cards),

@@ -62,7 +62,9 @@ from .look import (
     QuickCheck,
     formula_pane,
     hands_palette,
+    ink_on,
     notice_pane,
+    plot_background,
     plot_opts,
 )
 from .page import Page
@@ -1059,11 +1061,23 @@ class RopePage(Page):
                 ("pair i", "@pair"),
             ],
         )
+        # Each number in black or white, whichever reads on its square (the
+        # squares run from vermillion to blue, and the other layout's are faded).
+        background = plot_background()
+        inks = [
+            ink_on(cmap[pair], alpha, background)
+            for pair, alpha in zip(boxes["pair"], boxes["alpha"], strict=True)
+        ]
         numbers = hv.Labels(
-            {"dim": boxes["dim"], "row": boxes["row"], "text": [str(x) for x in boxes["dim"]]},
+            {
+                "dim": boxes["dim"],
+                "row": boxes["row"],
+                "text": [str(x) for x in boxes["dim"]],
+                "ink": inks,
+            },
             ["dim", "row"],
-            "text",
-        ).opts(text_color="#FFFFFF", text_font_size="7pt", text_font_style="bold", tools=[])
+            ["text", "ink"],
+        ).opts(text_color="ink", text_font_size="7pt", text_font_style="bold", tools=[])
         return (lines * cells * numbers).opts(
             hv.opts.Overlay(
                 xlim=(-0.8, shown - 0.2),

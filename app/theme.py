@@ -6,7 +6,8 @@ resource; the page would fetch it on every load (and wait for it offline).
 system font stack of :data:`app.look.FONT_STACK` instead. Everything else the
 design loads is bundled with Panel and served from ``/static``.
 
-It also adds ``static/a11y.css`` to every component (each draws in its own
+:class:`OfflineNative` is Panel's plain design for the embedded views and the
+static exports. Both add ``static/a11y.css`` to every component (each draws in its own
 shadow root, which the page's stylesheet does not reach): a visible focus ring
 for keyboard users, and readable text on the accent colour.
 
@@ -18,15 +19,24 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, ClassVar
 
 from panel.io.resources import CDN_DIST, LOCAL_DIST, isurl, patch_model_css
 from panel.io.state import state
 from panel.theme.base import Inherit
 from panel.theme.fast import Fast
+from panel.theme.native import Native
 from panel.viewable import Viewable
 
-__all__ = ["A11Y_CSS", "OfflineFast", "css_served_here"]
+__all__ = [
+    "A11Y_CSS",
+    "A11Y_CSS_TEXT",
+    "A11Y_JS_FILE",
+    "OfflineFast",
+    "OfflineNative",
+    "css_served_here",
+]
 
 #: The accessibility stylesheet, relative to this module (served by Panel).
 A11Y_CSS = "static/a11y.css"
@@ -48,6 +58,14 @@ def _without_web_font(resources: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: The accessibility script as a file (static exports inline it; served pages
+#: load it by URL, see app/main.py).
+A11Y_JS_FILE = Path(__file__).parent / "static" / "a11y.js"
+#: The sheet's text, for the plain design (also used by static exports,
+#: which have no server to fetch a file from).
+A11Y_CSS_TEXT = (Path(__file__).parent / A11Y_CSS).read_text(encoding="utf-8")
+
+
 class OfflineFast(Fast):
     """Panel's Fast design minus its Google web font, plus the accessibility sheet."""
 
@@ -55,6 +73,15 @@ class OfflineFast(Fast):
     modifiers: ClassVar[dict[type[Viewable], dict[str, Any]]] = {
         **Fast.modifiers,
         Viewable: {"stylesheets": [Inherit, A11Y_CSS]},
+    }
+
+
+class OfflineNative(Native):
+    """Panel's plain design plus the accessibility sheet (embedded views, static exports)."""
+
+    modifiers: ClassVar[dict[type[Viewable], dict[str, Any]]] = {
+        **Native.modifiers,
+        Viewable: {"stylesheets": [Inherit, A11Y_CSS_TEXT]},
     }
 
 

@@ -14,6 +14,11 @@
  *   an empty label after their placeholder or kind. Widgets are drawn (and
  *   redrawn) at any time, so every shadow root is watched and labelled again
  *   after a change.
+ * - Uploads: a file over MAX_UPLOAD_BYTES is refused here, with a message
+ *   read out at once (role="alert"). Bokeh's file input sends the whole file
+ *   in one websocket message, and one over the server's message limit closed
+ *   the student's connection without a word (the server itself was fine).
+ *   Files under the limit go to the server, which checks them again.
  */
 (function () {
   "use strict";
@@ -105,7 +110,46 @@
     return label && label.style.display !== "none" ? text(label) : "";
   }
 
+  // positional_core.hf_config.MAX_CONFIG_BYTES (tests/app/test_extension.py checks).
+  var MAX_UPLOAD_BYTES = 262144;
+
+  function guardUploads(root) {
+    if (root.__pexUploads || !root.querySelector('input[type="file"]')) return;
+    root.__pexUploads = true;
+    // Capture on the shadow root: runs before Bokeh's own listener on the input.
+    root.addEventListener(
+      "change",
+      function (event) {
+        var input = event.target;
+        if (!input || input.type !== "file" || !input.files) return;
+        var big = Array.prototype.filter.call(input.files, function (file) {
+          return file.size > MAX_UPLOAD_BYTES;
+        });
+        var note = root.querySelector(".pex-upload-note");
+        if (!big.length) {
+          if (note) note.remove();
+          return;
+        }
+        event.stopImmediatePropagation();
+        input.value = "";
+        if (!note) {
+          note = document.createElement("p");
+          note.className = "pex-upload-note";
+          note.setAttribute("role", "alert");
+          note.style.margin = "4px 0";
+          input.insertAdjacentElement("afterend", note);
+        }
+        note.textContent =
+          "Not uploaded: " + big[0].name + " is " + big[0].size.toLocaleString("en") +
+          " bytes; a config may be at most " + MAX_UPLOAD_BYTES.toLocaleString("en") +
+          " bytes (256 KB).";
+      },
+      true
+    );
+  }
+
   function widgets(root) {
+    guardUploads(root);
     var handles = root.querySelectorAll('.noUi-handle[role="slider"]');
     if (handles.length) {
       var title = sliderTitle(root) || "Slider";

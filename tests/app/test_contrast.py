@@ -92,6 +92,36 @@ def test_highlight_and_warning_marks_are_visible(theme):
         assert ratio >= AA_GRAPHICS, f"{theme}: {name} is {ratio:.2f}:1"
 
 
+def _blend(color: str, alpha: float, background: str) -> str:
+    top, under = color.lstrip("#"), background.lstrip("#")
+    return "#" + "".join(
+        f"{round(alpha * int(top[i : i + 2], 16) + (1 - alpha) * int(under[i : i + 2], 16)):02X}"
+        for i in (0, 2, 4)
+    )
+
+
+@pytest.mark.parametrize("d", [4, 16, 64])
+@pytest.mark.parametrize("layout", ["interleaved", "half-split"])
+def test_numbers_on_the_pairing_squares_meet_aa(theme, d, layout):
+    """RoPE R4 prints each dimension's number on its pair's square (7 pt, bold):
+    on the bright and the faded squares alike the number reaches 4.5:1."""
+    from app.rope import DIAGRAM_DIM, RopePage
+
+    page = RopePage()
+    page.param.update(d=d, layout=layout)
+    _, cells, numbers = page._pairing_plot()
+    half = min(d, DIAGRAM_DIM) // 2
+    palette = hands_palette(max(half, 2))
+    background = _plot_background(theme)
+    worst = []
+    for pair, alpha, ink in zip(
+        cells["pair"], cells["alpha"], numbers.dimension_values("ink"), strict=True
+    ):
+        ratio = contrast_ratio(ink, _blend(palette[int(pair)], float(alpha), background))
+        worst.append((ratio, ink, palette[int(pair)], alpha))
+    assert min(worst)[0] >= AA_TEXT, f"{theme}: {min(worst)}"
+
+
 # ---------------------------------------------------------------- colour-blind safety
 
 HEX = re.compile(r"#[0-9A-Fa-f]{6}\b")

@@ -528,3 +528,16 @@ def test_log_sliders_map_positions_to_values_both_ways(page):
     assert target.widget.start == pytest.approx(13.0)  # L′ ≥ L = 8,192
     factor = page._log_sliders["factor"]
     assert factor.widget.end == pytest.approx(np.log2(MAX_TARGET / 8192))
+
+
+def test_the_browser_refuses_uploads_over_the_same_limit_as_the_server():
+    """app/static/a11y.js stops a file over the limit before it is sent (one
+    websocket message too big closes the session); its limit is the core's."""
+    import re
+    from pathlib import Path
+
+    from positional_core.hf_config import MAX_CONFIG_BYTES
+
+    script = (Path(__file__).resolve().parents[2] / "app" / "static" / "a11y.js").read_text()
+    (limit,) = re.findall(r"var MAX_UPLOAD_BYTES = (\d+);", script)
+    assert int(limit) == MAX_CONFIG_BYTES

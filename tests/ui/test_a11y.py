@@ -257,3 +257,38 @@ def _print_remaining(request):
     if lines and capture is not None:
         with capture.global_and_fixture_disabled():
             print("\n" + "\n".join(lines))
+
+
+#: Slider handles named by app/static/a11y.js (Bokeh leaves them unnamed).
+NAMED_HANDLES_JS = """() => {
+  const out = [];
+  const walk = root => { for (const el of root.querySelectorAll('*')) {
+    if (el.classList.contains('noUi-handle')) out.push(el.getAttribute('aria-label') || '');
+    if (el.shadowRoot) walk(el.shadowRoot); } };
+  walk(document); return out;
+}"""
+
+EMBEDS = ["page=sinusoidal&embed=1", "page=alibi&figure=matrix&embed=1&theme=dark"]
+
+
+@pytest.mark.parametrize("query", EMBEDS)
+def test_embedded_views_have_the_accessibility_script_and_pass_axe(a11y_context, server, query):
+    """An iframe of a page or a figure (documentation) is as accessible as the app."""
+    page = a11y_context.new_page()
+    try:
+        watch = PageWatch().attach(page)
+        open_page(page, f"{server['url']}?{query}", timeout=90_000)
+        page.wait_for_function(STYLES_LOADED, timeout=60_000)
+        page.wait_for_timeout(300)
+        handles = page.evaluate(NAMED_HANDLES_JS)
+        assert handles and all(handles), f"unnamed slider handles: {handles}"
+        results = _axe(page)
+        blocking = [
+            f"{v['id']} ({v['impact']}) ×{len(v['nodes'])}: {v['help']}"
+            for v in results["violations"]
+            if v["impact"] in BLOCKING
+        ]
+        assert not blocking, f"{query}: {blocking}"
+        assert watch.errors == [] and watch.external == []
+    finally:
+        page.close()

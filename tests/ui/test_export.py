@@ -116,3 +116,28 @@ def test_exported_figure_works_offline(page, exported, spec):
         assert _changed(card, after)
     assert seen["network"] == [], f"requests left the file: {seen['network']}"
     assert seen["errors"] == []
+
+
+def test_exported_figure_is_accessible(page, exported):
+    """The accessibility script and sheet travel inside the file; axe finds nothing serious."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    seen = _offline(page)
+    open_page(page, (exported / select_specs(["alibi:matrix"])[0].filename).as_uri())
+    handles = page.evaluate(
+        """() => { const out = []; const walk = root => {
+             for (const el of root.querySelectorAll('*')) {
+               if (el.classList.contains('noUi-handle'))
+                 out.push(el.getAttribute('aria-label') || '');
+               if (el.shadowRoot) walk(el.shadowRoot); } };
+           walk(document); return out; }"""
+    )
+    assert handles and all(handles), f"slider handles without a name: {handles}"
+    violations = Axe().run(page, options={"resultTypes": ["violations"]}).response["violations"]
+    serious = [
+        f"{v['id']} ({v['impact']}): {v['help']}"
+        for v in violations
+        if v["impact"] in {"critical", "serious"}
+    ]
+    assert not serious, serious
+    assert seen["network"] == [] and seen["errors"] == []

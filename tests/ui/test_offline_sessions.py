@@ -54,9 +54,7 @@ def _hold_bokeh(route) -> None:
     route.continue_()
 
 
-def test_a_rebuilt_session_and_a_normal_one_load_nothing_from_outside(
-    browser, short_lived_server
-):
+def test_a_rebuilt_session_and_a_normal_one_load_nothing_from_outside(browser, short_lived_server):
     base = short_lived_server["base"]
     slow_context = browser.new_context(viewport={"width": 1280, "height": 800})
     quick_context = browser.new_context(viewport={"width": 1280, "height": 800})

@@ -271,3 +271,72 @@ def test_sessions_are_isolated(browser: Browser, server):
 
 def _params(page: Page) -> list[tuple[str, str]]:
     return page.evaluate("() => Array.from(new URLSearchParams(location.search).entries())")
+
+
+#: Count the Bokeh messages the server pushes to this page (after a reset).
+COUNT_PUSHES_JS = """() => {
+  if (!window.__pexPushLog) {
+    const doc = Bokeh.documents[0];
+    doc.on_change(event => {
+      const what = event.model ? `${event.model.type}.${event.attr ?? ''}` : event.constructor.name;
+      window.__pexPushLog.push(what);
+    }, true);
+  }
+  window.__pexPushLog = [];
+}"""
+
+
+def test_one_session_s_changes_send_nothing_to_another(browser: Browser, server):
+    """A classroom: what one student moves costs the others no message at all.
+
+    (Panel's header spinner used to follow one process-wide busy flag, so every
+    change anywhere reached every open page.)
+    """
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 800}) for _ in range(2)]
+    try:
+        mover, bystander = (c.new_page() for c in contexts)
+        for p in (mover, bystander):
+            open_page(p, f"{server['url']}?page=rope")
+        for p in (mover, bystander):  # each page's own first link written, then quiet
+            p.wait_for_function("() => location.search.includes('&')", timeout=15_000)
+        bystander.wait_for_timeout(1000)
+        bystander.evaluate(COUNT_PUSHES_JS)
+        mover.evaluate(COUNT_PUSHES_JS)
+        before = mover.evaluate("window.location.search")
+        handle = mover.locator(".noUi-handle").first
+        handle.focus()
+        for _ in range(3):
+            mover.keyboard.press("ArrowRight")
+            mover.wait_for_timeout(300)
+        mover.wait_for_function(f"() => window.location.search !== {before!r}", timeout=15_000)
+        mover.wait_for_timeout(1000)
+        # The probe sees the mover's own updates; the bystander gets nothing.
+        assert mover.evaluate("window.__pexPushLog").__len__() > 0
+        assert bystander.evaluate("window.__pexPushLog") == []
+    finally:
+        for c in contexts:
+            c.close()
+
+
+NOTE_JS = """() => { let t = null; const walk = r => { for (const el of r.querySelectorAll('*')) {
+    if (el.classList.contains('pex-upload-note')) t = el.textContent;
+    if (el.shadowRoot) walk(el.shadowRoot); } }; walk(document); return t; }"""
+
+
+def test_an_oversized_upload_is_refused_in_the_page_and_the_session_lives(page: Page, server):
+    """21 MB is over Bokeh's 20 MB websocket message limit: sent, it closed the
+    student's connection without a word. The page refuses it with a message."""
+    watch = PageWatch().attach(page)
+    open_page(page, f"{server['url']}?page=extension")
+    page.locator("input[type=file]").set_input_files(
+        {"name": "huge.json", "mimeType": "application/json", "buffer": b" " * 21_000_000}
+    )
+    page.wait_for_function(f"() => ({NOTE_JS})() !== null", timeout=15_000)
+    assert "Not uploaded: huge.json is 21,000,000 bytes" in page.evaluate(NOTE_JS)
+    # The session still answers: a config under the limit loads, and the note goes.
+    page.locator("input[type=file]").set_input_files(
+        {"name": "small.json", "mimeType": "application/json", "buffer": _config({}).encode()}
+    )
+    expect(page.get_by_text("uploaded file small.json")).to_be_visible(timeout=15_000)
+    assert page.evaluate(NOTE_JS) is None
+    assert watch.errors == [] and watch.dialogs == []
