@@ -24,6 +24,8 @@ from urllib.parse import urlencode
 import panel as pn
 import param
 
+from .choice import release_with_session
+
 __all__ = [
     "MAX_VALUE_CHARS",
     "RESERVED_KEYS",
@@ -296,6 +298,7 @@ class UrlWriter:
     def __init__(self) -> None:
         self._box = pn.widgets.TextInput(value="", visible=False)
         self.callback = self._box.jscallback(value=_REPLACE_JS)
+        release_with_session(self._box)
         self._pending: str | None = None
         self._ready = False
 

@@ -98,3 +98,39 @@ def test_past_the_limit_the_server_draws_the_figure():
         for source in choice.sources(role):
             if source.tags:
                 assert len(source.tags[0].data[KEY]) <= choice.limit, role
+
+
+def test_browser_links_are_released_when_the_session_ends():
+    """Panel files a widget's ``jscallback`` in a WeakKeyDictionary whose value
+    holds the widget, so without ``release_with_session`` a closed session's
+    widgets (and its pages with them) stayed in the server for good."""
+    import gc
+    import weakref
+
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+    from panel.links import Callback
+
+    from app.choice import release_with_session
+
+    class SessionContext:  # what Bokeh attaches to a served document
+        id = "test-session"
+
+    context = SessionContext()
+    doc = Document()
+    doc._session_context = weakref.ref(context)
+    slider = pn.widgets.IntSlider(start=0, end=9)
+    with set_curdoc(doc):
+        slider.jscallback(value="console.log(t.value)", args={"t": slider})
+        release_with_session(slider)
+    alive = weakref.ref(slider)
+    del slider
+    gc.collect()
+    assert alive() is not None and alive() in Callback.registry  # Panel keeps it...
+    # What Bokeh does when a session ends: the callbacks, then the document goes.
+    callbacks = list(doc.session_destroyed_callbacks)
+    for callback in callbacks:
+        callback(context)
+    callback = callbacks = doc = None  # the document goes, and its callbacks with it
+    gc.collect()
+    assert alive() is None  # ...until the session ends
