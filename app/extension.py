@@ -1082,7 +1082,15 @@ class ExtensionPage(Page):
 
     # ------------------------------------------------------------------ links
     def apply_query(self, query: Mapping[str, Any]) -> list[str]:
-        """Set the preset first (it fills every control), then the other values of the link."""
+        """Set the preset first (it fills every control), then the other values of the link.
+
+        All of it in one hold: the preset's fill and the link's values redraw
+        the figures once for Bokeh (see Page._apply).
+        """
+        with pn.io.hold(freeze=True):
+            return self._apply_link(query)
+
+    def _apply_link(self, query: Mapping[str, Any]) -> list[str]:
         query = normalise_query(query)
         notes: list[str] = []
         self._from_link = True
