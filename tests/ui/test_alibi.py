@@ -42,6 +42,12 @@ def _open(page: Page, url: str) -> None:
     expect(page.get_by_text("A4 · How fast each head forgets")).to_be_visible(timeout=30_000)
 
 
+def _family(page: Page) -> dict:
+    """A4's curves: one line for all heads, broken by NaN after each (column "head")."""
+    (curves,) = [d for d in _glyphs(page, "Line") if "head" in d]
+    return curves
+
+
 def _slider_handle(page: Page, title: str):
     group = page.locator(".bk-input-group", has=page.locator(".bk-slider-title", has_text=title))
     return group.locator(".noUi-handle").first
@@ -50,7 +56,9 @@ def _slider_handle(page: Page, title: str):
 def test_heads_to_12_draws_12_curves_and_form_keeps_weights(server, page: Page, errors):
     _open(page, f"{server['url']}?page=alibi")
     expect(page.get_by_text("H = 8 is a power of two")).to_be_visible()
-    assert [len(d["xs"]) for d in _glyphs(page, "MultiLine")] == [8]
+    curves = _family(page)
+    assert sorted(set(curves["head"])) == list(range(1, 9))
+    assert sum(1 for y in curves["y"] if y != y) == 8  # one NaN break per head
 
     handle = _slider_handle(page, "Heads H")
     handle.focus()
@@ -60,13 +68,15 @@ def test_heads_to_12_draws_12_curves_and_form_keeps_weights(server, page: Page, 
     expect(page.get_by_text("H = 12 is not a power of two")).to_be_visible(timeout=10_000)
     page.wait_for_function(
         """() => { for (const doc of Bokeh.documents) for (const m of doc.all_models)
-             if (m.glyph && m.glyph.constructor.__name__ === 'MultiLine')
-               return m.data_source.data.xs.length === 12;
+             if (m.glyph && m.glyph.constructor.__name__ === 'Line'
+                 && m.data_source.data.head !== undefined)
+               return new Set(Array.from(m.data_source.data.head)).size === 12;
            return false; }""",
         timeout=10_000,
     )
-    (curves,) = _glyphs(page, "MultiLine")
-    assert len(curves["xs"]) == 12 and curves["head"] == list(range(1, 13))
+    curves = _family(page)
+    assert sorted(set(curves["head"])) == list(range(1, 13))
+    assert sum(1 for y in curves["y"] if y != y) == 12
 
     (before,) = _glyphs(page, "Quad")
     image_before = _glyphs(page, "Image")
