@@ -821,6 +821,8 @@ class ExtensionPage(Page):
         self._schedule_cache: tuple[tuple, Schedule] | None = None
         self._busy = False
         self._from_link = False
+        # Inside a link, redraws are counted here and done once at its end.
+        self._pending: set[str] | None = None
         self._rule_notes: list[str] = []
         self._preset_fill: dict[str, Any] | None = None
         self._pasting = False
@@ -936,9 +938,9 @@ class ExtensionPage(Page):
                 old_pair = self.pair
                 self._apply(fixed)
                 if redraw:
-                    self.revision += 1
+                    self._redraw("revision")
                 if "pair" in changed or self.pair != old_pair:
-                    self.pair_revision += 1
+                    self._redraw("pair_revision")
         finally:
             self._busy = False
         if notes or self._rule_notes:
@@ -1074,21 +1076,37 @@ class ExtensionPage(Page):
                 if updates:
                     self.param.update(updates)
                 self._apply(fixed)
-                self.revision += 1
+                self._redraw("revision")
         finally:
             self._busy = False
         self._preset_fill = {k: fixed[k] for k in self.control_names() if k != "preset"}
         self.param.update(model=card, config_warnings=notes + rule_notes)
 
+    def _redraw(self, counter: str) -> None:
+        """Bump ``counter`` (the figures redraw), or note it for the end of a link."""
+        if self._pending is not None:
+            self._pending.add(counter)
+        else:
+            self.param.update({counter: getattr(self, counter) + 1})
+
     # ------------------------------------------------------------------ links
     def apply_query(self, query: Mapping[str, Any]) -> list[str]:
         """Set the preset first (it fills every control), then the other values of the link.
 
-        All of it in one hold: the preset's fill and the link's values redraw
-        the figures once for Bokeh (see Page._apply).
+        The figures are computed once, at the end, for the final values: the
+        preset's fill and the link's values only note that a redraw is due.
+        All of it in one hold, so Bokeh gets one message (see Page._apply).
         """
-        with pn.io.hold(freeze=True):
-            return self._apply_link(query)
+        self._pending = set()
+        try:
+            with pn.io.hold(freeze=True):
+                notes = self._apply_link(query)
+                pending, self._pending = self._pending, None
+                if pending:
+                    self.param.update({c: getattr(self, c) + 1 for c in sorted(pending)})
+        finally:
+            self._pending = None
+        return notes
 
     def _apply_link(self, query: Mapping[str, Any]) -> list[str]:
         query = normalise_query(query)

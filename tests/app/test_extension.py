@@ -502,6 +502,21 @@ def test_link_with_a_preset_gets_its_values(page):
     assert (page.method, page.target_len, page.factor) == ("llama3", 65_536, 8.0)
 
 
+def test_a_link_with_a_preset_and_values_redraws_once(page):
+    """The preset's fill and the link's values are one change: one schedule, one redraw."""
+    computed = []
+    compute = page._compute
+    page._compute = lambda values: computed.append(values) or compute(values)
+    seen = []
+    page.param.watch(lambda *es: seen.extend(e.name for e in es), ["revision", "pair_revision"])
+    page.figures  # noqa: B018 (the figures are built, so redraws compute)
+    page.apply_query({"preset": "qwen2.5-7b-instruct-yarn-128k", "d": "96", "pair": "3"})
+    assert (page.d, page.pair, page.method) == (96, 3, "yarn")
+    assert sorted(seen) == ["pair_revision", "revision"]
+    page.schedule()
+    assert [v["d"] for v in computed] == [96]
+
+
 def test_a_change_is_fast_at_the_largest_target(page, render, document):
     """E2 at L′ = 1,048,576 under dynamic NTK: a few dozen points, never per position."""
     page.param.update(target_len=MAX_TARGET, method="dynamic")
