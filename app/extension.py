@@ -41,6 +41,7 @@ import csv
 import io
 import json
 import math
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -1932,7 +1933,11 @@ class ExtensionPage(Page):
         self.param.watch(self._on_controls, [n for n in self.control_names() if n != "preset"])
         self.param.watch(self._on_preset, "preset")
         ink = self._ink
-        selected = _selected_legend(lambda: self.schedule().method)
+        # The hook lives in HoloViews' global option store for as long as the
+        # plot's DynamicMap does; a strong reference to the page from there
+        # would keep every closed session's page (and the map) alive.
+        page = weakref.ref(self)
+        selected = _selected_legend(lambda: page().schedule().method)
         e1_hover = _sci_hover(_E1_TOOLTIPS)
         schedule = (
             hv.DynamicMap(self._schedule_plot) * hv.DynamicMap(self._schedule_highlight)

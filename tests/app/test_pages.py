@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import holoviews as hv
 import panel as pn
 import param
@@ -125,3 +127,44 @@ def test_constrain_names_the_bound_a_value_was_moved_to():
     fixed, notes = Window.constrain({"low": 7, "high": 3})
     assert fixed == {"low": 5, "high": 5}
     assert notes == ["Low 7 is past 5; set to 5.", "High 3 is below 5; set to 5."]
+
+
+def _reaches(start, target) -> bool:
+    """Whether ``target`` can be reached from ``start`` by strong references
+    (not through a Bokeh document: a closed session's is emptied)."""
+    import gc
+    import types
+
+    from bokeh.document import Document
+
+    seen: set[int] = set()
+    stack = [start]
+    while stack:
+        obj = stack.pop()
+        if obj is target:
+            return True
+        if id(obj) in seen or isinstance(obj, (type, types.ModuleType, Document)):
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, types.FunctionType):  # its closure, not its module's globals
+            for cell in obj.__closure__ or ():
+                with contextlib.suppress(ValueError):  # an empty cell
+                    stack.append(cell.cell_contents)
+            continue
+        stack.extend(gc.get_referents(obj))
+    return False
+
+
+@pytest.mark.parametrize("slug", list(PAGES))
+def test_holoviews_global_options_do_not_hold_the_page(slug, document):
+    """HoloViews keeps each plot's options (hooks and tools) in a global store
+    until the element they belong to is collected. A hook holding the page made
+    that a cycle through a global: every closed Context extension session
+    stayed in the server's memory (found with benchmarks/endurance.py)."""
+    from holoviews.core.options import Store
+
+    page = PAGES[slug]()
+    document.add_root(page.__panel__().get_root(document))
+    for fig in page.figures.values():
+        hv.renderer("bokeh").get_plot(fig.plot, doc=document)
+    assert not _reaches(Store._custom_options, page)
