@@ -130,28 +130,52 @@ def served(
     handle = log.open("w") if log else subprocess.DEVNULL
     process = subprocess.Popen(command, cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"panel serve exited early (log: {log})")
-            try:
-                with urllib.request.urlopen(f"{base}/liveness", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"panel serve did not answer within {timeout} s (log: {log})")
-            time.sleep(0.25)
+        wait_until_up(base, process, log, timeout=timeout)
         yield base
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop_process(process)
         if log:
             handle.close()  # type: ignore[union-attr]
+
+
+def wait_until_up(
+    base: str, process: subprocess.Popen, log: Path | None = None, *, timeout: float = 120
+) -> None:
+    """Poll ``<base>/liveness`` (``--liveness``) until the server answers 200.
+
+    Fails at once if ``process`` exits, or after ``timeout`` s; the error
+    carries the end of the server's ``log``.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited early:\n{_tail(log)}")
+        try:
+            with urllib.request.urlopen(f"{base}/liveness", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            stop_process(process)
+            raise RuntimeError(f"the server did not answer within {timeout} s:\n{_tail(log)}")
+        time.sleep(0.25)
+
+
+def stop_process(process: subprocess.Popen, timeout: float = 10) -> None:
+    """Terminate a server (or any child), killing it if it does not stop in time."""
+    process.terminate()
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(5)
+
+
+def _tail(log: Path | None, chars: int = 3000) -> str:
+    if log is None or not log.exists():
+        return "(no log)"
+    return log.read_text(errors="replace")[-chars:]
 
 
 # -------------------------------------------------------------------- browser

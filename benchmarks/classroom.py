@@ -51,7 +51,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,7 +69,10 @@ from benchmarks._browser import (
     chromium_path,
     free_port,
     percentile,
+    stop_process,
+    wait_until_up,
 )
+from tests.ui.helpers import error_records  # closed-socket records are left out
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCKERFILE = ROOT / "Dockerfile"
@@ -83,8 +85,6 @@ CHECK_SESSIONS_MS = 1000
 P95_GOAL_MS = 250.0
 #: Server CPU share (of one core) taken as "full" for a single server process.
 CPU_TARGET = 0.7
-#: Disconnects the server logs when a tab closes mid-message (see tests/ui/helpers.py).
-BENIGN_SERVER_ERRORS = ("WebSocketClosedError", "StreamClosedError")
 #: Start of the run (times in error messages are seconds from here).
 T0 = time.monotonic()
 
@@ -147,30 +147,12 @@ def start_server(log: Path, num_procs: str | None) -> Server:
     )
     handle.close()
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        if process.poll() is not None:
-            raise RuntimeError(f"deploy/serve.sh exited early:\n{log.read_text()[-3000:]}")
-        try:
-            with urllib.request.urlopen(f"{base}/liveness", timeout=2) as response:
-                if response.status == 200:
-                    break
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            stop_server(process)
-            raise RuntimeError(f"the server did not answer within 120 s:\n{log.read_text()}")
-        time.sleep(0.25)
+    wait_until_up(base, process, log)
     return Server(process, base, log, pex)
 
 
 def stop_server(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(5)
+    stop_process(process, timeout=15)
 
 
 def server_errors(log: Path, start: int, end: int) -> list[str]:
@@ -178,19 +160,7 @@ def server_errors(log: Path, start: int, end: int) -> list[str]:
     with log.open("rb") as handle:
         handle.seek(start)
         text = handle.read(max(0, end - start)).decode(errors="replace")
-    records: list[list[str]] = []
-    for line in text.splitlines():
-        if re.match(r"\d{4}-\d\d-\d\d ", line) or not records:
-            records.append([line])
-        else:
-            records[-1].append(line)
-    markers = ("Traceback", "ERROR", "Exception")
-    return [
-        "\n".join(record)[:2000]
-        for record in records
-        if any(m in line for line in record for m in markers)
-        and not any(b in line for line in record for b in BENIGN_SERVER_ERRORS)
-    ]
+    return [record[:2000] for record in error_records(text)]
 
 
 # ------------------------------------------------------------------------ cpu

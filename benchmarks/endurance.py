@@ -24,7 +24,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -37,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.main import PAGES  # noqa: E402
+from benchmarks._browser import free_port, stop_process, wait_until_up  # noqa: E402
 from tests.ui.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from tests.ui.helpers import new_server_errors, open_page  # noqa: E402
 
@@ -127,9 +127,7 @@ class Server:
 
 
 def start_server(log: Path, lifetime_ms: int, check_ms: int, mem_log_ms: int) -> Server:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     command = [
         sys.executable,
         "-m",
@@ -159,21 +157,12 @@ def start_server(log: Path, lifetime_ms: int, check_ms: int, mem_log_ms: int) ->
     handle = log.open("w")
     process = subprocess.Popen(command, cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
-    server = Server(f"{base}/app", base, log, process)
-    deadline = time.monotonic() + 120
-    while not server.alive():
-        if process.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"panel serve did not start:\n{log.read_text()}")
-        time.sleep(0.25)
-    return server
+    wait_until_up(base, process, log)
+    return Server(f"{base}/app", base, log, process)
 
 
 def stop_server(server: Server) -> None:
-    server.process.terminate()
-    try:
-        server.process.wait(10)
-    except subprocess.TimeoutExpired:
-        server.process.kill()
+    stop_process(server.process)
 
 
 def wait_discarded(server: Server, lifetime_ms: int, check_ms: int, timeout: float) -> ServerCounts:

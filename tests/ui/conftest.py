@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -22,7 +19,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 # One list of Chromium flags for the tests and the benchmarks (the flags that
 # keep background tabs from being throttled matter for both).
-from benchmarks._browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from benchmarks._browser import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    free_port,
+    stop_process,
+    wait_until_up,
+)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -32,32 +35,10 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.ui)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_until_up(url: str, process: subprocess.Popen, log: Path, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"panel serve exited early:\n{log.read_text()}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.25)
-    raise RuntimeError(
-        f"panel serve did not answer at {url} within {timeout} s:\n{log.read_text()}"
-    )
-
-
 @pytest.fixture(scope="session")
 def server(tmp_path_factory):
     """Start `panel serve app` on a free port; yield its base URL and log path."""
-    port = _free_port()
+    port = free_port()
     log = tmp_path_factory.mktemp("server") / "panel.log"
     command = [
         sys.executable,
@@ -77,14 +58,10 @@ def server(tmp_path_factory):
         process = subprocess.Popen(command, cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait_until_up(f"{base}/liveness", process, log)
+        wait_until_up(base, process, log)
         yield {"url": f"{base}/app", "base": base, "log": log, "process": process}
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop_process(process)
 
 
 @pytest.fixture(scope="session")

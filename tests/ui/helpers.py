@@ -45,15 +45,31 @@ class PageWatch:
         return self
 
 
+#: JavaScript: ``deepElements()`` lists every element of the page, inside
+#: shadow roots too (Panel renders each component in its own shadow root, so
+#: ``document.querySelectorAll`` alone finds almost nothing).
+DEEP_ELEMENTS_JS = """const deepElements = (root = document, out = []) => {
+  for (const el of root.querySelectorAll('*')) {
+    out.push(el);
+    if (el.shadowRoot) deepElements(el.shadowRoot, out);
+  }
+  return out;
+};"""
+
+
+def deep_js(expression: str) -> str:
+    """A page function ``arg => expression`` that may call ``deepElements()``.
+
+    For ``page.evaluate(deep_js(...), arg)`` and ``page.wait_for_function``.
+    """
+    return f"arg => {{ {DEEP_ELEMENTS_JS} return ({expression}); }}"
+
+
 def open_page(page: Page, url: str, *, min_canvases: int = 1, timeout: float = 30_000) -> None:
     """Load ``url`` and wait until at least ``min_canvases`` Bokeh canvases are drawn."""
     page.goto(url, wait_until="domcontentloaded")
     page.wait_for_function(
-        """n => { let count = 0;
-             const walk = root => { for (const el of root.querySelectorAll('*')) {
-               if (el.tagName === 'CANVAS') count++;
-               if (el.shadowRoot) walk(el.shadowRoot); } };
-             walk(document); return count >= n; }""",
+        deep_js("deepElements().filter(el => el.tagName === 'CANVAS').length >= arg"),
         arg=min_canvases,
         timeout=timeout,
     )
@@ -63,13 +79,26 @@ def open_page(page: Page, url: str, *, min_canvases: int = 1, timeout: float = 3
 def visible_text(page: Page) -> str:
     """All text in the page, shadow roots included."""
     return page.evaluate(
-        """() => { const parts = []; const walk = root => {
-             for (const el of root.querySelectorAll('*')) {
-               if (el.shadowRoot) walk(el.shadowRoot);
-               if (el.children.length === 0 && el.textContent) parts.push(el.textContent);
-             } };
-           walk(document); return parts.join('\\n'); }"""
+        deep_js(
+            "deepElements().filter(el => el.children.length === 0 && el.textContent)"
+            ".map(el => el.textContent).join('\\n')"
+        )
     )
+
+
+def slider_handle_names(page: Page) -> list[str]:
+    """The accessible name of every slider handle (app/static/a11y.js names them)."""
+    return page.evaluate(
+        deep_js(
+            "deepElements().filter(el => el.classList.contains('noUi-handle'))"
+            ".map(el => el.getAttribute('aria-label') || '')"
+        )
+    )
+
+
+def deep_count(page: Page, selector: str) -> int:
+    """How many elements match ``selector``, shadow roots included."""
+    return page.evaluate(deep_js("deepElements().filter(el => el.matches(arg)).length"), selector)
 
 
 #: Disconnects the server logs when a test's browser closes a tab mid-message:
@@ -83,14 +112,13 @@ BENIGN_SERVER_ERRORS = (
 )
 
 
-def new_server_errors(log_path, offset: int) -> str:
-    """Log records written after ``offset`` that report an exception.
+def error_records(text: str) -> list[str]:
+    """The records of a server log ``text`` that report an exception.
 
     A record starts with a timestamp line and runs until the next one (a
     traceback belongs to the record above it). Records that only report a
     browser that closed its websocket are left out.
     """
-    text = log_path.read_text(errors="replace")[offset:]
     records: list[list[str]] = []
     for line in text.splitlines():
         if re.match(r"\d{4}-\d\d-\d\d ", line) or not records:
@@ -98,10 +126,14 @@ def new_server_errors(log_path, offset: int) -> str:
         else:
             records[-1].append(line)
     markers = ("Traceback", "ERROR", "Exception")
-    bad = [
+    return [
         "\n".join(record)
         for record in records
         if any(m in line for line in record for m in markers)
         and not any(b in line for line in record for b in BENIGN_SERVER_ERRORS)
     ]
-    return "\n".join(bad)
+
+
+def new_server_errors(log_path, offset: int) -> str:
+    """The exception records (:func:`error_records`) logged after ``offset``."""
+    return "\n".join(error_records(log_path.read_text(errors="replace")[offset:]))

@@ -16,7 +16,7 @@ from axe_playwright_python.sync_playwright import Axe
 
 from app.main import PAGES
 
-from .helpers import PageWatch, new_server_errors, open_page
+from .helpers import PageWatch, new_server_errors, open_page, slider_handle_names
 
 SLUGS = list(PAGES)
 THEMES = ["default", "dark"]
@@ -259,15 +259,6 @@ def _print_remaining(request):
             print("\n" + "\n".join(lines))
 
 
-#: Slider handles named by app/static/a11y.js (Bokeh leaves them unnamed).
-NAMED_HANDLES_JS = """() => {
-  const out = [];
-  const walk = root => { for (const el of root.querySelectorAll('*')) {
-    if (el.classList.contains('noUi-handle')) out.push(el.getAttribute('aria-label') || '');
-    if (el.shadowRoot) walk(el.shadowRoot); } };
-  walk(document); return out;
-}"""
-
 EMBEDS = ["page=sinusoidal&embed=1", "page=alibi&figure=matrix&embed=1&theme=dark"]
 
 
@@ -280,7 +271,7 @@ def test_embedded_views_have_the_accessibility_script_and_pass_axe(a11y_context,
         open_page(page, f"{server['url']}?{query}", timeout=90_000)
         page.wait_for_function(STYLES_LOADED, timeout=60_000)
         page.wait_for_timeout(300)
-        handles = page.evaluate(NAMED_HANDLES_JS)
+        handles = slider_handle_names(page)
         assert handles and all(handles), f"unnamed slider handles: {handles}"
         results = _axe(page)
         blocking = [

@@ -16,7 +16,7 @@ import pytest
 from app.export import MAX_BYTES, select_specs
 
 from .conftest import ROOT
-from .helpers import open_page
+from .helpers import open_page, slider_handle_names
 
 #: One figure per kind of control (slider, buttons, select); CI stays fast.
 ONLY = ("alibi:matrix", "order:permutation", "order:similarity")
@@ -124,14 +124,7 @@ def test_exported_figure_is_accessible(page, exported):
 
     seen = _offline(page)
     open_page(page, (exported / select_specs(["alibi:matrix"])[0].filename).as_uri())
-    handles = page.evaluate(
-        """() => { const out = []; const walk = root => {
-             for (const el of root.querySelectorAll('*')) {
-               if (el.classList.contains('noUi-handle'))
-                 out.push(el.getAttribute('aria-label') || '');
-               if (el.shadowRoot) walk(el.shadowRoot); } };
-           walk(document); return out; }"""
-    )
+    handles = slider_handle_names(page)
     assert handles and all(handles), f"slider handles without a name: {handles}"
     violations = Axe().run(page, options={"resultTypes": ["violations"]}).response["violations"]
     serious = [

@@ -20,7 +20,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from positional_core.attention import parse_sentence
 
-from .helpers import PageWatch, new_server_errors, open_page
+from .helpers import PageWatch, deep_js, new_server_errors, open_page
 
 #: Each payload tries to create an element with id / class ``xss<N>`` or to run alert.
 PAYLOADS = [
@@ -318,9 +318,11 @@ def test_one_session_s_changes_send_nothing_to_another(browser: Browser, server)
             c.close()
 
 
-NOTE_JS = """() => { let t = null; const walk = r => { for (const el of r.querySelectorAll('*')) {
-    if (el.classList.contains('pex-upload-note')) t = el.textContent;
-    if (el.shadowRoot) walk(el.shadowRoot); } }; walk(document); return t; }"""
+#: The upload note's text (app/static/a11y.js), or null.
+NOTE_JS = deep_js(
+    "(deepElements().find(el => el.classList.contains('pex-upload-note')) || {})"
+    ".textContent ?? null"
+)
 
 
 def test_an_oversized_upload_is_refused_in_the_page_and_the_session_lives(page: Page, server):

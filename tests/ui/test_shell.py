@@ -10,7 +10,7 @@ import pytest
 
 from app.main import PAGES
 
-from .helpers import PageWatch, new_server_errors, open_page, visible_text
+from .helpers import PageWatch, deep_count, new_server_errors, open_page, visible_text
 
 SLUGS = list(PAGES)
 
@@ -105,16 +105,6 @@ def _some_number(cls) -> tuple[str, int | float]:
     raise AssertionError(f"{cls.__name__} has no bounded number control")
 
 
-def _deep_query(page, selector: str) -> int:
-    return page.evaluate(
-        """sel => { let n = 0; const walk = root => {
-             n += root.querySelectorAll(sel).length;
-             for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot); };
-           walk(document); return n; }""",
-        selector,
-    )
-
-
 NUMERIC_SLUGS = [
     slug
     for slug, cls in PAGES.items()
@@ -174,6 +164,6 @@ def test_typed_html_is_shown_as_text(page, server):
         timeout=30_000,
     )
     assert watch.dialogs == []
-    assert _deep_query(page, "img[src='x']") == 0
-    assert _deep_query(page, "#injected") == 0
+    assert deep_count(page, "img[src='x']") == 0
+    assert deep_count(page, "#injected") == 0
     assert watch.errors == []
