@@ -302,10 +302,26 @@ class QuickCheck:
     # must escape anything a user typed (``escape_text``)
 
 
+class _AnswerHTML(pn.pane.HTML):
+    """An HTML pane whose updates send only its text.
+
+    A collapsed Card hides its children in the browser (``visible = false``,
+    which Bokeh syncs back to the server model), and Panel's HTML update sends
+    every property of the pane again. So each new answer made the hidden pane
+    visible and the Card hid it again: two re-layouts of the whole page, about
+    400 ms of the browser's time per slider move, for a text nobody could see.
+    """
+
+    def _update(self, ref: str, model: Any) -> None:
+        text = self._get_properties(model.document)["text"]
+        if model.text != text:
+            model.text = text
+
+
 def quick_check_card(check: QuickCheck) -> pn.Column:
     """The question, and the answer in a collapsed card revealed on click."""
     answer = pn.Card(
-        pn.pane.HTML(check.answer, sizing_mode="stretch_width"),
+        _AnswerHTML(check.answer, sizing_mode="stretch_width"),
         title="Show the answer",
         collapsed=True,
         sizing_mode="stretch_width",

@@ -68,3 +68,40 @@ def test_moving_t_redraws_in_the_browser_without_server_data(server, page: Page)
     page.wait_for_timeout(500)
     assert _data_events(frames) == []
     assert not watch.errors
+
+
+def _visibility_events(frames: list[str]) -> list[str]:
+    """Server → browser events that show or hide a component (each re-lays out the page)."""
+    found = []
+    for frame in frames:
+        if not frame.startswith("{") or '"events"' not in frame:
+            continue
+        for event in json.loads(frame).get("events", []):
+            if event.get("attr") in {"visible", "css_classes"}:
+                found.append(f"{event.get('attr')} = {event.get('new')}")
+    return found
+
+
+def test_a_hidden_quick_check_answer_updates_without_re_laying_out_the_page(server, page: Page):
+    """The answer in a collapsed card follows the controls, and showing it shows the
+    current answer; but the server never sends 'visible' back to the hidden pane
+    (that made the browser lay out the whole page twice per move, ~400 ms)."""
+    watch = PageWatch().attach(page)
+    frames: list[str] = []
+    page.on(
+        "websocket",
+        lambda ws: ws.on(
+            "framereceived", lambda f: frames.append(f) if isinstance(f, str) else None
+        ),
+    )
+    open_page(page, f"{server['url']}?page=sinusoidal", min_canvases=4)
+    page.wait_for_timeout(500)
+    frames.clear()
+    for t in (12, 13):
+        page.evaluate(_SET, ["Position t", t])
+        page.wait_for_function(f"() => location.search.includes('t={t}&')", timeout=5_000)
+    page.wait_for_timeout(500)
+    assert _visibility_events(frames) == []
+    page.get_by_role("button", name="Show the answer").click()
+    expect(page.get_by_text("PE(13)·PE(13) =").first).to_be_visible(timeout=5_000)
+    assert not watch.errors
