@@ -1102,9 +1102,8 @@ class ExtensionPage(Page):
         try:
             with pn.io.hold(freeze=True):
                 notes = self._apply_link(query)
-                pending, self._pending = self._pending, None
-                if pending:
-                    self.param.update({c: getattr(self, c) + 1 for c in sorted(pending)})
+                if self._pending:
+                    self.param.update({c: getattr(self, c) + 1 for c in sorted(self._pending)})
         finally:
             self._pending = None
         return notes

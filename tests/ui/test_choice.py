@@ -33,21 +33,8 @@ _PEAK = """
 """
 
 
-def _data_events(frames: list[str]) -> list[str]:
-    """Server → browser events that replace or patch a data source."""
-    found = []
-    for frame in frames:
-        if not frame.startswith("{") or '"events"' not in frame:
-            continue
-        for event in json.loads(frame).get("events", []):
-            kind, attr = event.get("kind"), event.get("attr")
-            if kind in {"ColumnDataChanged", "ColumnsStreamed", "ColumnsPatched"} or attr == "data":
-                found.append(f"{kind} {attr}")
-    return found
-
-
-def test_moving_t_redraws_in_the_browser_without_server_data(server, page: Page):
-    watch = PageWatch().attach(page)
+def _record_frames(page: Page) -> list[str]:
+    """The text frames the page receives on its websockets, as they arrive."""
     frames: list[str] = []
     page.on(
         "websocket",
@@ -55,6 +42,41 @@ def test_moving_t_redraws_in_the_browser_without_server_data(server, page: Page)
             "framereceived", lambda f: frames.append(f) if isinstance(f, str) else None
         ),
     )
+    return frames
+
+
+def _events(frames: list[str]) -> list[dict]:
+    """The server → browser document events in ``frames``."""
+    return [
+        event
+        for frame in frames
+        if frame.startswith("{") and '"events"' in frame
+        for event in json.loads(frame).get("events", [])
+    ]
+
+
+def _data_events(frames: list[str]) -> list[str]:
+    """Server → browser events that replace or patch a data source."""
+    return [
+        f"{e.get('kind')} {e.get('attr')}"
+        for e in _events(frames)
+        if e.get("kind") in {"ColumnDataChanged", "ColumnsStreamed", "ColumnsPatched"}
+        or e.get("attr") == "data"
+    ]
+
+
+def _visibility_events(frames: list[str]) -> list[str]:
+    """Server → browser events that show or hide a component (each re-lays out the page)."""
+    return [
+        f"{e.get('attr')} = {e.get('new')}"
+        for e in _events(frames)
+        if e.get("attr") in {"visible", "css_classes"}
+    ]
+
+
+def test_moving_t_redraws_in_the_browser_without_server_data(server, page: Page):
+    watch = PageWatch().attach(page)
+    frames = _record_frames(page)
     open_page(page, f"{server['url']}?page=sinusoidal", min_canvases=4)
     assert page.evaluate(_PEAK) == [10]
     page.wait_for_timeout(500)
@@ -70,30 +92,12 @@ def test_moving_t_redraws_in_the_browser_without_server_data(server, page: Page)
     assert not watch.errors
 
 
-def _visibility_events(frames: list[str]) -> list[str]:
-    """Server → browser events that show or hide a component (each re-lays out the page)."""
-    found = []
-    for frame in frames:
-        if not frame.startswith("{") or '"events"' not in frame:
-            continue
-        for event in json.loads(frame).get("events", []):
-            if event.get("attr") in {"visible", "css_classes"}:
-                found.append(f"{event.get('attr')} = {event.get('new')}")
-    return found
-
-
 def test_a_hidden_quick_check_answer_updates_without_re_laying_out_the_page(server, page: Page):
     """The answer in a collapsed card follows the controls, and showing it shows the
     current answer; but the server never sends 'visible' back to the hidden pane
     (that made the browser lay out the whole page twice per move, ~400 ms)."""
     watch = PageWatch().attach(page)
-    frames: list[str] = []
-    page.on(
-        "websocket",
-        lambda ws: ws.on(
-            "framereceived", lambda f: frames.append(f) if isinstance(f, str) else None
-        ),
-    )
+    frames = _record_frames(page)
     open_page(page, f"{server['url']}?page=sinusoidal", min_canvases=4)
     page.wait_for_timeout(500)
     frames.clear()
