@@ -882,6 +882,10 @@ class ExtensionPage(Page):
             )
             fixed["high_freq_factor"], fixed["low_freq_factor"] = high, low
         if 0 < fixed["attention_factor"] < 0.001:
+            notes.append(
+                f"attention_factor ({fixed['attention_factor']:g}) is below 0.001 (0 means: "
+                "from the formula); set to 0.001."
+            )
             fixed["attention_factor"] = 0.001
         L = fixed["trained_len"]
         target = min(max(fixed["target_len"], L), MAX_TARGET)

@@ -488,6 +488,13 @@ def test_link_values_are_clamped_or_ignored_with_notes(page):
     assert page.notes == notes
 
 
+def test_a_tiny_attention_factor_from_a_link_is_raised_with_a_note(page):
+    """Found by the link fuzz: 4.5e-241 was raised to 0.001 without a word."""
+    notes = page.apply_query({"attention_factor": "4.520767403848584e-241"})
+    assert page.attention_factor == 0.001
+    assert any(n.startswith("attention_factor (4.52077e-241) is below 0.001") for n in notes)
+
+
 def test_link_with_factor_only_sets_the_target(page):
     page.apply_query({"factor": "8", "trained_len": "2048"})
     assert (page.trained_len, page.factor, page.target_len) == (2048, 8.0, 16_384)
