@@ -90,7 +90,7 @@ from .look import (
     notice_pane,
     plot_opts,
 )
-from .page import Page
+from .page import Page, one_update
 from .urlstate import coerce_value, normalise_query
 
 __all__ = [
@@ -938,8 +938,8 @@ class ExtensionPage(Page):
         self._busy = True
         try:
             # One hold for the whole change: the figures' updates go out as one message
-            # and Bokeh recomputes the document's model graph once, not once per plot.
-            with pn.io.hold(freeze=True):
+            # and Bokeh walks the document's model graph at most once, not once per plot.
+            with one_update():
                 old_pair = self.pair
                 self._apply(fixed)
                 if redraw:
@@ -1077,7 +1077,7 @@ class ExtensionPage(Page):
         fixed, rule_notes = self.constrain(values)
         self._busy = True
         try:
-            with pn.io.hold(freeze=True):
+            with one_update():
                 if updates:
                     self.param.update(updates)
                 self._apply(fixed)
@@ -1104,7 +1104,7 @@ class ExtensionPage(Page):
         """
         self._pending = set()
         try:
-            with pn.io.hold(freeze=True):
+            with one_update():
                 notes = self._apply_link(query)
                 if self._pending:
                     self.param.update({c: getattr(self, c) + 1 for c in sorted(self._pending)})

@@ -20,6 +20,12 @@ from holoviews.plotting.util import linear_gradient
 # The pages declare options at build time; the Bokeh backend must be selected
 # before that, also when a page is imported alone (tests, embedding).
 hv.extension("bokeh", logo=False)
+# Canvas, not WebGL (HoloViews' default): the figures hold at most a few
+# thousand marks, and the heatmaps are images, which WebGL does not draw. With
+# WebGL every repaint copies the GL canvas into the 2D one; on a machine
+# without a GPU (headless, many classroom laptops, a remote desktop) that copy
+# was half of each repaint (measured in benchmarks/latency.py).
+hv.renderer("bokeh").webgl = False
 
 __all__ = [
     "CODE_CLIM",

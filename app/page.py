@@ -18,8 +18,9 @@ in the main area; ``page.__panel__()`` shows both, for use outside the shell.
 
 from __future__ import annotations
 
+import contextlib
 import html
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 import panel as pn
@@ -29,7 +30,7 @@ from .choice import BrowserChoice
 from .look import Figure, QuickCheck, figure_card, notice_pane, quick_check_card, text_color
 from .urlstate import read_query
 
-__all__ = ["Page", "respond_at_once"]
+__all__ = ["Page", "one_update", "respond_at_once", "walk_the_graph_once"]
 
 
 _PAGE_HEADING_CSS = "h2 { font-size: 1.4em; margin-block: 0.4em 0; }"
@@ -42,10 +43,10 @@ def respond_at_once(view: pn.viewable.Viewable) -> pn.viewable.Viewable:
     the server, to merge bursts; for a slider that is most of the round trip.
     With 0 the change is still handled on the next turn of the event loop, so
     a burst that arrived together is still merged. Each change is then handled
-    inside one ``pn.io.hold(freeze=True)``: the figures it touches go out as
-    one message, and Bokeh walks the document's model graph once instead of
-    once per plot (measured: the ALiBi head control went from 27 messages and
-    ~0.7 s of server time to one message and ~0.25 s on a loaded machine).
+    inside one ``pn.io.hold``: the figures it touches go out as one message
+    (measured: the ALiBi head control went from 27 messages to one), and
+    Bokeh walks the document's model graph at most once, and only when the
+    change added or removed models (see :func:`walk_the_graph_once`).
     Both are private hooks of Panel's ``Syncable``; tests/app/test_respond.py
     fails if a Panel upgrade changes them.
     """
@@ -59,12 +60,58 @@ def respond_at_once(view: pn.viewable.Viewable) -> pn.viewable.Viewable:
                 continue
 
             def held(arg: Any, _handle: Any = handle) -> None:
-                with pn.io.hold(freeze=True):
+                with one_update():
                     _handle(arg)
 
             setattr(widget, name, held)
         widget._responds_at_once = True
     return view
+
+
+@contextlib.contextmanager
+def one_update() -> Iterator[None]:
+    """Hold the session's document: what the block changes goes out as one message, one walk."""
+    with pn.io.hold(), walk_the_graph_once(pn.state.curdoc):
+        yield
+
+
+@contextlib.contextmanager
+def walk_the_graph_once(doc: Any) -> Iterator[None]:
+    """Defer Bokeh's walk of the document's model graph to the end of the block, if it is asked for.
+
+    Bokeh re-collects every model reachable from the document's roots
+    (``doc.models.recompute``) whenever a property that holds models
+    changes, and at the end of every ``freeze`` block. On these pages one
+    walk costs 100–250 ms. A change that only sends new numbers (a data
+    source's columns, a range, a text) needs no walk, but
+    ``pn.io.hold(freeze=True)`` does one anyway at its end, so it is not
+    used. Here the walks asked for inside the block are noted and done once
+    at its end; none if none was asked for. Nested blocks join the outer one.
+    """
+    models = getattr(doc, "models", None)
+    if models is None or getattr(models, "_walk_deferred", False):
+        yield
+        return
+    asked = False
+    own = "recompute" in vars(models)  # a test may have wrapped it
+    recompute = models.recompute
+
+    def note() -> None:
+        nonlocal asked
+        asked = True
+
+    models.recompute = note
+    models._walk_deferred = True
+    try:
+        yield
+    finally:
+        if own:
+            models.recompute = recompute
+        else:
+            del models.recompute
+        del models._walk_deferred
+        if asked:
+            recompute()
 
 
 class Page(pn.viewable.Viewer):
@@ -157,7 +204,7 @@ class Page(pn.viewable.Viewer):
         if changed:
             # One hold for all the figures a link (or a rule) changes, as for a
             # widget (respond_at_once): Bokeh walks the model graph once.
-            with pn.io.hold(freeze=True):
+            with one_update():
                 self.param.update(changed)
         for name, bounds in final.items():
             if self.param[name].bounds != bounds:

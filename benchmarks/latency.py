@@ -40,6 +40,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -461,8 +462,12 @@ def run_page(
     quiet_ms: float,
     log: Any = print,
     restore: bool = True,
+    controls: Sequence[str] | None = None,
 ) -> tuple[list[Row], dict[str, Any], list[tuple[str, str]]]:
     groups, skipped = plan(slug)
+    if controls:
+        groups = [(c, [n for n in names if n in controls]) for c, names in groups]
+        groups = [(c, names) for c, names in groups if names]
     query = {"page": slug}
     if size == "largest":
         query.update(largest_query(slug))
@@ -561,6 +566,8 @@ def run(
     log: Any = None,
     restore: bool = True,
     partial: Path | None = None,
+    controls: Sequence[str] | None = None,
+    profile: Path | None = None,
 ) -> dict[str, Any]:
     """Measure; return everything the JSON holds."""
     from playwright.sync_api import sync_playwright
@@ -575,7 +582,7 @@ def run(
     log_path = Path(tempfile.mkdtemp(prefix="latency-")) / "panel.log"
     with (
         sync_playwright() as pw,
-        served(["app", "benchmarks/naive_app.py"], log=log_path) as base,
+        served(["app", "benchmarks/naive_app.py"], log=log_path, profile=profile) as base,
     ):
         browser = launch(pw)
         try:
@@ -604,7 +611,7 @@ def run(
                         continue
                     try:
                         page_rows, load, skip = run_page(
-                            browser, base, slug, size, samples, quiet_ms, log, restore
+                            browser, base, slug, size, samples, quiet_ms, log, restore, controls
                         )
                     except Exception as err:  # a page that fails must not lose the others
                         log(f"{slug} ({size}) failed: {type(err).__name__}: {err}")
@@ -730,6 +737,15 @@ def main(argv: list[str] | None = None) -> int:
         "--check", action="store_true", help="exit 1 if a control's p95 > 3× its budget"
     )
     parser.add_argument(
+        "--controls", nargs="+", default=None, help="only these controls (parameter names)"
+    )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="run the server under pyinstrument and write its HTML report here",
+    )
+    parser.add_argument(
         "--report", type=Path, default=None, help="print the table of a saved JSON and exit"
     )
     args = parser.parse_args(argv)
@@ -753,6 +769,8 @@ def main(argv: list[str] | None = None) -> int:
         naive=not args.no_naive,
         partial=partial,
         restore=not args.no_restore,
+        controls=args.controls,
+        profile=args.profile,
     )
     partial.unlink(missing_ok=True)
     lines, failures = summary(result)

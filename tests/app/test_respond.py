@@ -10,9 +10,12 @@ from __future__ import annotations
 import panel as pn
 import pytest
 from bokeh.document import Document
+from bokeh.models import Title
+from bokeh.plotting import figure
 from panel.io.state import set_curdoc
 
 from app.main import PAGES
+from app.page import walk_the_graph_once
 
 
 def _widget(view: pn.viewable.Viewable, name: str) -> pn.widgets.Widget:
@@ -59,3 +62,44 @@ def test_one_change_walks_the_model_graph_at_most_once():
     held = _recomputes_for_one_change(widget._process_events, page, widget, 5)
     assert page.head == 5
     assert held <= 1
+
+
+def test_a_change_that_only_sends_numbers_does_not_walk_the_model_graph():
+    # RoPE's θ moves R1's arrows: new columns in existing data sources, a new
+    # readout text. Nothing adds or removes a model, so Bokeh need not walk
+    # the document (100-250 ms on these pages); hold(freeze=True) walked it anyway.
+    page = PAGES["rope"]()
+    widget = _widget(page.sidebar(), "theta")
+    walks = _recomputes_for_one_change(widget._process_events, page, widget, 0.9)
+    assert page.theta == 0.9
+    assert walks == 0
+
+
+def test_models_added_inside_the_block_are_attached_once_at_its_end():
+    doc = Document()
+    plot = figure()
+    doc.add_root(plot)
+    calls = 0
+    recompute = doc.models.recompute
+
+    def counted() -> None:
+        nonlocal calls
+        calls += 1
+        recompute()
+
+    doc.models.recompute = counted
+    first, second = Title(text="one"), Title(text="two")
+    with walk_the_graph_once(doc):
+        plot.title = first
+        plot.title = second
+        with walk_the_graph_once(doc):  # nested blocks join the outer one
+            plot.above.append(Title(text="three"))
+        assert calls == 0
+    assert calls == 1
+    assert doc.get_model_by_id(second.id) is second
+    assert doc.get_model_by_id(first.id) is None
+    assert doc.models.recompute is counted  # a wrapper set before the block is kept
+
+    with walk_the_graph_once(doc):
+        plot.title.text = "only text"
+    assert calls == 1
