@@ -77,41 +77,47 @@ def one_update() -> Iterator[None]:
 
 @contextlib.contextmanager
 def walk_the_graph_once(doc: Any) -> Iterator[None]:
-    """Defer Bokeh's walk of the document's model graph to the end of the block, if it is asked for.
+    """Walk the document's model graph at most once for the block, and only if it changed.
 
     Bokeh re-collects every model reachable from the document's roots
-    (``doc.models.recompute``) whenever a property that holds models
-    changes, and at the end of every ``freeze`` block. On these pages one
-    walk costs 100–250 ms. A change that only sends new numbers (a data
-    source's columns, a range, a text) needs no walk, but
-    ``pn.io.hold(freeze=True)`` does one anyway at its end, so it is not
-    used. Here the walks asked for inside the block are noted and done once
-    at its end; none if none was asked for. Nested blocks join the outer one.
+    (``doc.models.recompute``: 100–250 ms on these pages) when a property
+    that holds models changes (``invalidate``), and also at the end of every
+    ``models.freeze()`` block, whether or not the graph changed. HoloViews
+    wraps each plot update in such a block, and ``pn.io.hold(freeze=True)``
+    is one; so a change that only sends new numbers (a data source's columns,
+    a range, a text) paid one or more full walks.
+
+    Inside this block Bokeh's own signals are noted instead: a walk is done
+    once at the end if a property holding models changed or a root was added
+    or removed, and none otherwise. Nested blocks join the outer one.
     """
     models = getattr(doc, "models", None)
     if models is None or getattr(models, "_walk_deferred", False):
         yield
         return
-    asked = False
-    own = "recompute" in vars(models)  # a test may have wrapped it
-    recompute = models.recompute
+    changed = False
+    roots = list(doc.roots)
+    wrapped = {name: name in vars(models) for name in ("invalidate", "recompute")}
+    originals = {name: getattr(models, name) for name in wrapped}
 
-    def note() -> None:
-        nonlocal asked
-        asked = True
+    def note_change() -> None:
+        nonlocal changed
+        changed = True
 
-    models.recompute = note
+    models.invalidate = note_change
+    models.recompute = lambda: None  # a freeze block ending: no change by itself
     models._walk_deferred = True
     try:
         yield
     finally:
-        if own:
-            models.recompute = recompute
-        else:
-            del models.recompute
+        for name, own in wrapped.items():
+            if own:  # a test may have wrapped it: keep its wrapper
+                setattr(models, name, originals[name])
+            else:
+                delattr(models, name)
         del models._walk_deferred
-        if asked:
-            recompute()
+        if changed or list(doc.roots) != roots:
+            originals["recompute"]()
 
 
 class Page(pn.viewable.Viewer):

@@ -102,4 +102,36 @@ def test_models_added_inside_the_block_are_attached_once_at_its_end():
 
     with walk_the_graph_once(doc):
         plot.title.text = "only text"
+        with doc.models.freeze():  # as HoloViews wraps each plot update
+            plot.width = 321
     assert calls == 1
+
+    with walk_the_graph_once(doc):
+        doc.add_root(Title(text="a new root"))
+    assert calls == 2
+
+
+def test_a_compute_change_whose_plots_keep_their_models_does_not_walk_the_graph():
+    # Extension's base recomputes every schedule: HoloViews updates each
+    # figure inside a models.freeze() block, which walks the graph at its end
+    # whether or not anything was added. Here no figure gains or loses a model.
+    page = PAGES["extension"]()
+    label = page.param["base"].label
+    widget = next(w for w in page.sidebar().select(pn.widgets.FloatSlider) if w.name == label)
+    before = page.base
+    doc = Document()
+    doc.add_root(pn.Row(page.sidebar(), page.content()).get_root(doc))
+    calls = 0
+    recompute = doc.models.recompute
+
+    def counted() -> None:
+        nonlocal calls
+        calls += 1
+        recompute()
+
+    doc.models.recompute = counted
+    with set_curdoc(doc):
+        for step in (1, 2):
+            widget._process_events({"value": widget.start + step * widget.step * 10})
+    assert page.base != before
+    assert calls == 0
