@@ -20,11 +20,14 @@ from __future__ import annotations
 
 import contextlib
 import html
+import sys
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 import panel as pn
 import param
+from bokeh.model import Model
+from bokeh.model.util import visit_value_and_its_immediate_references
 
 from .choice import BrowserChoice
 from .look import Figure, QuickCheck, figure_card, notice_pane, quick_check_card, text_color
@@ -75,6 +78,24 @@ def one_update() -> Iterator[None]:
         yield
 
 
+def _net_reference_change(frame: Any, balance: dict[int, list[Any]]) -> bool:
+    """Add the models a ``Model.trigger`` frame swaps out (-1) and in (+1) to ``balance``.
+
+    Returns False if ``frame`` is not ``Model.trigger`` (then the caller must
+    assume the graph changed).
+    """
+    if frame is None or frame.f_code is not Model.trigger.__code__:
+        return False
+    for value, sign in ((frame.f_locals.get("old"), -1), (frame.f_locals.get("new"), 1)):
+
+        def count(model: Any, sign: int = sign) -> None:
+            entry = balance.setdefault(id(model), [model, 0])
+            entry[1] += sign
+
+        visit_value_and_its_immediate_references(value, count)
+    return True
+
+
 @contextlib.contextmanager
 def walk_the_graph_once(doc: Any) -> Iterator[None]:
     """Walk the document's model graph at most once for the block, and only if it changed.
@@ -85,24 +106,30 @@ def walk_the_graph_once(doc: Any) -> Iterator[None]:
     ``models.freeze()`` block, whether or not the graph changed. HoloViews
     wraps each plot update in such a block, and ``pn.io.hold(freeze=True)``
     is one; so a change that only sends new numbers (a data source's columns,
-    a range, a text) paid one or more full walks.
+    a range, a text) paid one or more full walks. HoloViews also takes a
+    legend placed outside the plot out of the figure and puts it back on
+    every update, which asks for a walk although nothing changed.
 
-    Inside this block Bokeh's own signals are noted instead: a walk is done
-    once at the end if a property holding models changed or a root was added
-    or removed, and none otherwise. Nested blocks join the outer one.
+    Inside this block Bokeh's own signals are noted instead, with the models
+    each property change took out and put in. A walk is done once at the end
+    if some model was put in or taken out on balance, if a root was added or
+    removed, or if the graph was invalidated from anywhere else; none
+    otherwise. Nested blocks join the outer one.
     """
     models = getattr(doc, "models", None)
     if models is None or getattr(models, "_walk_deferred", False):
         yield
         return
-    changed = False
+    unknown = False
+    balance: dict[int, list[Any]] = {}
     roots = list(doc.roots)
     wrapped = {name: name in vars(models) for name in ("invalidate", "recompute")}
     originals = {name: getattr(models, name) for name in wrapped}
 
     def note_change() -> None:
-        nonlocal changed
-        changed = True
+        nonlocal unknown
+        if not _net_reference_change(sys._getframe(1), balance):
+            unknown = True
 
     models.invalidate = note_change
     models.recompute = lambda: None  # a freeze block ending: no change by itself
@@ -116,7 +143,8 @@ def walk_the_graph_once(doc: Any) -> Iterator[None]:
             else:
                 delattr(models, name)
         del models._walk_deferred
-        if changed or list(doc.roots) != roots:
+        moved = any(net for _model, net in balance.values())
+        if unknown or moved or list(doc.roots) != roots:
             originals["recompute"]()
 
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 import panel as pn
 import pytest
 from bokeh.document import Document
-from bokeh.models import Title
+from bokeh.models import Legend, Title
 from bokeh.plotting import figure
 from panel.io.state import set_curdoc
 
 from app.main import PAGES
-from app.page import walk_the_graph_once
+from app.page import one_update, walk_the_graph_once
 
 
 def _widget(view: pn.viewable.Viewable, name: str) -> pn.widgets.Widget:
@@ -135,3 +135,57 @@ def test_a_compute_change_whose_plots_keep_their_models_does_not_walk_the_graph(
             widget._process_events({"value": widget.start + step * widget.step * 10})
     assert page.base != before
     assert calls == 0
+
+
+def test_a_legend_taken_out_and_put_back_does_not_walk_the_graph():
+    # HoloViews does this to a legend placed outside the plot on every update.
+    doc = Document()
+    plot = figure()
+    legend = Legend()
+    plot.add_layout(legend, "below")
+    doc.add_root(plot)
+    calls = 0
+    recompute = doc.models.recompute
+
+    def counted() -> None:
+        nonlocal calls
+        calls += 1
+        recompute()
+
+    doc.models.recompute = counted
+    with walk_the_graph_once(doc):
+        plot.below.remove(legend)
+        plot.add_layout(legend, "below")
+    assert calls == 0
+    moved = Legend()
+    with walk_the_graph_once(doc):
+        plot.below.remove(legend)
+        plot.add_layout(moved, "below")
+    assert calls == 1
+    assert doc.get_model_by_id(moved.id) is moved
+    assert doc.get_model_by_id(legend.id) is None
+
+
+@pytest.mark.parametrize(
+    ("slug", "name", "values"),
+    [
+        ("rope", "d", (96, 64)),
+        ("extension", "method", ("yarn", "longrope", "default")),
+        ("alibi", "heads", (12, 8)),
+        ("compare", "trained_len", (4096, 2048)),
+        ("relative", "mode", ("causal", "bidirectional")),
+    ],
+)
+def test_the_document_knows_every_model_after_changes_that_skipped_the_walk(slug, name, values):
+    page = PAGES[slug]()
+    doc = Document()
+    with set_curdoc(doc):
+        with walk_the_graph_once(doc):
+            doc.add_root(pn.Row(page.sidebar(), page.content()).get_root(doc))
+        for value in values:
+            with one_update():
+                setattr(page, name, value)
+        known = {m.id for m in doc.models}
+        doc.models.recompute()
+    assert getattr(page, name) == values[-1]
+    assert known == {m.id for m in doc.models}
