@@ -36,21 +36,26 @@ def test_every_control_widget_answers_at_once(slug):
         assert widget._responds_at_once, widget
 
 
+class _Walks:
+    """Counts Bokeh's walks of ``doc``'s model graph (``doc.models.recompute``)."""
+
+    def __init__(self, doc: Document) -> None:
+        self.count = 0
+        self._recompute = doc.models.recompute
+        doc.models.recompute = self
+
+    def __call__(self) -> None:
+        self.count += 1
+        self._recompute()
+
+
 def _recomputes_for_one_change(process_events, page, widget, value) -> int:
     doc = Document()
     doc.add_root(pn.Row(page.sidebar(), page.content()).get_root(doc))
-    calls = 0
-    recompute = doc.models.recompute
-
-    def counted() -> None:
-        nonlocal calls
-        calls += 1
-        recompute()
-
-    doc.models.recompute = counted
+    walks = _Walks(doc)
     with set_curdoc(doc):
         process_events({"value": value})
-    return calls
+    return walks.count
 
 
 def test_one_change_walks_the_model_graph_at_most_once():
@@ -79,36 +84,28 @@ def test_models_added_inside_the_block_are_attached_once_at_its_end():
     doc = Document()
     plot = figure()
     doc.add_root(plot)
-    calls = 0
-    recompute = doc.models.recompute
-
-    def counted() -> None:
-        nonlocal calls
-        calls += 1
-        recompute()
-
-    doc.models.recompute = counted
+    walks = _Walks(doc)
     first, second = Title(text="one"), Title(text="two")
     with walk_the_graph_once(doc):
         plot.title = first
         plot.title = second
         with walk_the_graph_once(doc):  # nested blocks join the outer one
             plot.above.append(Title(text="three"))
-        assert calls == 0
-    assert calls == 1
+        assert walks.count == 0
+    assert walks.count == 1
     assert doc.get_model_by_id(second.id) is second
     assert doc.get_model_by_id(first.id) is None
-    assert doc.models.recompute is counted  # a wrapper set before the block is kept
+    assert doc.models.recompute is walks  # a wrapper set before the block is kept
 
     with walk_the_graph_once(doc):
         plot.title.text = "only text"
         with doc.models.freeze():  # as HoloViews wraps each plot update
             plot.width = 321
-    assert calls == 1
+    assert walks.count == 1
 
     with walk_the_graph_once(doc):
         doc.add_root(Title(text="a new root"))
-    assert calls == 2
+    assert walks.count == 2
 
 
 def test_a_compute_change_whose_plots_keep_their_models_does_not_walk_the_graph():
@@ -121,20 +118,12 @@ def test_a_compute_change_whose_plots_keep_their_models_does_not_walk_the_graph(
     before = page.base
     doc = Document()
     doc.add_root(pn.Row(page.sidebar(), page.content()).get_root(doc))
-    calls = 0
-    recompute = doc.models.recompute
-
-    def counted() -> None:
-        nonlocal calls
-        calls += 1
-        recompute()
-
-    doc.models.recompute = counted
+    walks = _Walks(doc)
     with set_curdoc(doc):
         for step in (1, 2):
             widget._process_events({"value": widget.start + step * widget.step * 10})
     assert page.base != before
-    assert calls == 0
+    assert walks.count == 0
 
 
 def test_a_legend_taken_out_and_put_back_does_not_walk_the_graph():
@@ -144,24 +133,16 @@ def test_a_legend_taken_out_and_put_back_does_not_walk_the_graph():
     legend = Legend()
     plot.add_layout(legend, "below")
     doc.add_root(plot)
-    calls = 0
-    recompute = doc.models.recompute
-
-    def counted() -> None:
-        nonlocal calls
-        calls += 1
-        recompute()
-
-    doc.models.recompute = counted
+    walks = _Walks(doc)
     with walk_the_graph_once(doc):
         plot.below.remove(legend)
         plot.add_layout(legend, "below")
-    assert calls == 0
+    assert walks.count == 0
     moved = Legend()
     with walk_the_graph_once(doc):
         plot.below.remove(legend)
         plot.add_layout(moved, "below")
-    assert calls == 1
+    assert walks.count == 1
     assert doc.get_model_by_id(moved.id) is moved
     assert doc.get_model_by_id(legend.id) is None
 
