@@ -29,7 +29,7 @@ so no control can make the page ship an unbounded table.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -54,16 +54,32 @@ if (doc == null) { return; }
 for (const model of doc.all_models) {
   if (model.name !== NAME || model.tags.length === 0) { continue; }
   const candidates = model.tags[0].data;
+  // Gathered columns: [drawn column, index column, table column]; the drawn
+  // column is the chosen row's table looked up at every cell of the index
+  // column, which the choice does not change (kept as drawn).
+  const gather = model.tags[0].tags;
   const keys = candidates["__key"];
   const out = {};
   const names = Object.keys(model.data);
-  for (const name of names) { out[name] = []; }
+  for (const name of names) { out[name] = name in candidates ? [] : model.data[name]; }
+  const tables = gather.map(() => []);
   let first = -1;
   for (let i = 0; i < keys.length; i++) {
     if (keys[i] !== value) { continue; }
     if (first < 0) { first = i; }
-    for (const name of names) { out[name].push(candidates[name][i]); }
+    for (const name of names) {
+      if (name in candidates) { out[name].push(candidates[name][i]); }
+    }
+    gather.forEach((g, n) => tables[n].push(candidates[g[2]][i]));
   }
+  gather.forEach(([drawn, index], n) => {
+    out[drawn] = out[index].map((cells, row) => {
+      const table = tables[n][row];
+      const looked = new table.constructor(cells.length, cells.shape);
+      for (let k = 0; k < cells.length; k++) { looked[k] = table[cells[k]]; }
+      return looked;
+    });
+  });
   // sync: false -- drawn here only; the server already has the candidates and
   // learns the new value from the widget, so nothing is sent back.
   model.setv({data: out}, {sync: false});
@@ -118,10 +134,12 @@ def _compact(data: Columns) -> Columns:
     return out
 
 
-def _cells(data: Columns) -> int:
+def _cells(data: Columns, skip: Collection[str] = ()) -> int:
     """Size of candidates: rows, plus the cells of columns that hold arrays (images)."""
     size = len(data[KEY])
-    for column in data.values():
+    for name, column in data.items():
+        if name in skip:
+            continue
         if isinstance(column, np.ndarray) and column.dtype == object:
             size += sum(np.size(item) for item in column if isinstance(item, np.ndarray))
     return size
@@ -180,6 +198,7 @@ class BrowserChoice:
         self._value = value
         self._follow: dict[str, dict[str, tuple[str, str]]] = {}
         self._followers: dict[int, list[tuple[Any, str, str]]] = {}
+        self._gather: dict[str, dict[str, tuple[str, str]]] = {}
         #: The key each drawn source shows in the browser (by id of the source):
         #: the browser draws without telling the server, so this, not the
         #: server's copy of the data, says what a browser shows.
@@ -199,6 +218,7 @@ class BrowserChoice:
         columns: Callable[[np.ndarray], Columns],
         choices: Callable[[], np.ndarray],
         follow: Mapping[str, Mapping[str, str]] | None = None,
+        gather: Mapping[str, tuple[str, str]] | None = None,
         **dims: Any,
     ) -> hv.Element:
         """The element drawing ``role`` for the current value, with its candidates attached.
@@ -210,15 +230,40 @@ class BrowserChoice:
         properties of the plot's models that follow the choice too, as
         ``{handle: {property: column}}`` (``{"y_range": {"end": "__y_end"}}``):
         the column holds the value for each row's key.
+
+        ``gather`` draws image columns by lookup, as ``{drawn: (index, table)}``:
+        ``columns`` returns, per row, ``index``, an integer image that does not
+        change with the choice (T5's bucket of every cell), and ``table``, a
+        short vector (that head's bias per bucket); the drawn column is
+        ``table[index]``, cell by cell, here and in the browser. Only the
+        tables are shipped, never an image per choice.
         """
         self._columns[role] = columns
         self._choices[role] = choices
         self._follow[role] = {k: dict(v) for k, v in (follow or {}).items()}
+        self._gather[role] = dict(gather or {})
         data = self._chosen(role)
         return kind(data, **dims).opts(hooks=[self._hook(role)])
 
+    def _draw(self, role: str, values: np.ndarray) -> Columns:
+        """The columns drawn for ``values``: ``columns(values)``, gathered columns looked up."""
+        data = dict(self._columns[role](values))
+        for drawn, (index, table) in self._gather[role].items():
+            looked = np.empty(len(data[index]), dtype=object)
+            looked[:] = [
+                np.asarray(t)[np.asarray(cells)]
+                for t, cells in zip(data[table], data[index], strict=True)
+            ]
+            data[drawn] = looked
+        return data
+
+    def _kept(self, role: str) -> set[str]:
+        """Columns the browser keeps as drawn: the gathered ones and their indices."""
+        gather = self._gather[role]
+        return set(gather) | {index for index, _table in gather.values()}
+
     def _chosen(self, role: str) -> Columns:
-        data = self._columns[role](np.asarray([self._value()]))
+        data = self._draw(role, np.asarray([self._value()]))
         return {k: v for k, v in data.items() if not k.startswith("__")}
 
     def _hook(self, role: str) -> Callable[[Any, Any], None]:
@@ -248,25 +293,28 @@ class BrowserChoice:
         if not any(ref() is source for ref in refs):
             refs.append(weakref.ref(source))
         values = np.asarray(self._choices[role]())
+        kept = self._kept(role)
         data: Columns | None = None
         if len(values) > 0 and self._rows_estimate(role, values) <= self.limit:
             data = self._columns[role](values)
-            if _cells(data) > self.limit or not set(source.data) <= set(data):
+            if _cells(data, kept) > self.limit or not set(source.data) - kept <= set(data):
                 data = None
         if data is None or not all(column in data for _, _, column in followers):
             source.tags = []
             return
-        data = _compact(data)
+        data = _compact({k: v for k, v in data.items() if k not in kept})
+        gather = [[drawn, index, table] for drawn, (index, table) in self._gather[role].items()]
         triples = [item for model, prop, column in followers for item in (model, prop, column)]
         if source.tags and isinstance(source.tags[0], ColumnDataSource):
             source.tags[0].data = data
+            source.tags[0].tags = gather
             if source.tags[1:] != triples:
                 source.tags = [source.tags[0], *triples]
         else:
-            source.tags = [ColumnDataSource(data), *triples]
+            source.tags = [ColumnDataSource(data, tags=gather), *triples]
 
     def _rows_estimate(self, role: str, values: np.ndarray) -> int:
-        return _cells(self._columns[role](values[:1])) * len(values)
+        return _cells(self._columns[role](values[:1]), self._kept(role)) * len(values)
 
     # ------------------------------------------------------------ browser
     def code(self) -> str:
@@ -330,7 +378,7 @@ class BrowserChoice:
                 if self._shown.get(id(source)) == key:
                     continue
                 if full is None:
-                    full = self._columns[role](np.asarray([key]))
+                    full = self._draw(role, np.asarray([key]))
                 data = {k: v for k, v in full.items() if not k.startswith("__")}
                 props = [
                     (model, prop, full[column][0])

@@ -5,7 +5,9 @@ encoding at all, only the causal mask). Every number comes from
 :mod:`positional_core.relative` (and, for the NoPE comparison,
 :func:`positional_core.attention.order_similarity`); this module only chooses
 what to draw. Each figure is a ``hv.DynamicMap`` over ``param.depends``
-methods: choosing another head re-sends one bias image, never the step chart.
+methods. Choosing another head sends nothing back: the page ships every head's
+bias per bucket (a few hundred numbers) with T1b, and the browser looks the
+head's biases up at each cell's bucket (:class:`app.choice.BrowserChoice`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from positional_core.relative import (
     t5_relative_bucket,
 )
 
+from .choice import KEY, BrowserChoice
 from .look import (
     HIGHLIGHT,
     OKABE_ITO,
@@ -479,17 +482,55 @@ class RelativePage(Page):
         """The illustrative (num_buckets, heads) table (seeded; real values are learned)."""
         return t5_random_bucket_biases(self.num_buckets, self.heads, seed=BIAS_SEED)
 
-    @param.depends("num_buckets", "max_distance", "mode", "heads", "head", "bias_len")
-    def _bias_image(self) -> hv.Image:
-        column = self._bias_table()[:, self.head - 1]
+    def _heads_range(self) -> np.ndarray:
+        return np.arange(1, self.heads + 1)
+
+    def _bias_rows(self, heads: np.ndarray) -> dict[str, np.ndarray]:
+        """T1b's image columns for ``heads``: the bucket of every cell, and each head's biases.
+
+        The drawn bias image is ``table[bucket]`` (gathered by the
+        :class:`BrowserChoice`, here and in the browser): T5's
+        ``compute_bias`` is that lookup, and :func:`t5_bias_matrix` agrees
+        (checked in ``tests/app/test_relative.py``).
+        """
+        heads = np.asarray(heads, dtype=int)
+        table = self._bias_table()
         n = self.bias_len
-        bias = t5_bias_matrix(column, n, n, **self._t5())
-        # The bucket of every cell: the same matrix with bias = bucket number.
-        buckets = t5_bias_matrix(np.arange(self.num_buckets, dtype=float), n, n, **self._t5())
-        limit = float(np.max(np.abs(column))) or 1.0
-        t = np.arange(n)
-        return hv.Image(
-            (t, t, bias.astype(np.float32), buckets.astype(np.uint8)),
+        buckets = t5_bias_matrix(
+            np.arange(self.num_buckets, dtype=float), n, n, **self._t5()
+        ).astype(np.uint8)
+        count = len(heads)
+        bucket_column = np.empty(count, dtype=object)
+        bucket_column[:] = [buckets] * count
+        tables = np.empty(count, dtype=object)
+        tables[:] = [table[:, h - 1].astype(np.float32) for h in heads]
+        limits = np.array([float(np.max(np.abs(table[:, h - 1]))) or 1.0 for h in heads])
+        return {
+            "x": np.full(count, -0.5),
+            "y": np.full(count, -0.5),
+            "dw": np.full(count, float(n)),
+            "dh": np.full(count, float(n)),
+            "bucket": bucket_column,
+            "__table": tables,
+            "__low": -limits,
+            "__high": limits,
+            KEY: heads,
+        }
+
+    def _bias_element(self, data: dict[str, Any], **dims: Any) -> hv.Image:
+        t = np.arange(self.bias_len)
+        return hv.Image((t, t, data["image"][0], data["bucket"][0]), **dims)
+
+    @param.depends("num_buckets", "max_distance", "mode", "heads", "bias_len")
+    def _bias_image(self) -> hv.Image:
+        limit = float(np.max(np.abs(self._bias_table()[:, self.head - 1]))) or 1.0
+        return self._head.element(
+            "image",
+            self._bias_element,
+            self._bias_rows,
+            self._heads_range,
+            follow={"color_mapper": {"low": "__low", "high": "__high"}},
+            gather={"image": ("bucket", "__table")},
             kdims=[_KEY, _QUERY],
             vdims=[hv.Dimension("bias", label="bias added to the score"), "bucket"],
         ).opts(
@@ -760,6 +801,9 @@ class RelativePage(Page):
 
     # ---------------------------------------------------------------- figures
     def _build_figures(self) -> dict[str, Figure]:
+        #: T1b's head, selected in the browser.
+        self._head = BrowserChoice("head", lambda: self.head)
+        self.choices = {"head": self._head}
         steps = hv.DynamicMap(self._bucket_chart).opts(
             hv.opts.Overlay(
                 framewise=True,

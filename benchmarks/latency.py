@@ -87,10 +87,9 @@ SELECT: dict[str, set[str]] = {
     "relative": {"head"},
 }
 UNCERTAIN: dict[str, set[str]] = {
-    # Sinusoidal t, ALiBi head/row and RoPE pair are selected in the browser
-    # (app/choice.py). These still go to the server:
+    # Sinusoidal t, ALiBi head/row, RoPE pair and Relative head are selected in
+    # the browser (app/choice.py). These still go to the server:
     "rope": {"theta", "q_len", "k_len"},  # R1 redraws the pair's vectors and arcs
-    "relative": {"head"},  # re-slices the bias image
 }
 
 #: Size controls set to their upper bounds for the "largest" pass.

@@ -29,6 +29,21 @@ def _rows(candidates: dict, value: int, names) -> dict:
     return {name: np.asarray(candidates[name])[keep] for name in names}
 
 
+def _browser_draws(candidates: dict, gather: list, before: dict, key: int, names) -> dict:
+    """What the browser's select code draws for ``key`` (app/choice.py ``_SELECT_JS``).
+
+    Columns with candidates are the rows with that key; the others stay as they
+    were drawn; a gathered column is the row's table looked up at every cell
+    of its index column.
+    """
+    out = {name: before[name] for name in names if name not in candidates}
+    out.update(_rows(candidates, key, [name for name in names if name in candidates]))
+    for drawn, index, table in gather:
+        tables = _rows(candidates, key, [table])[table]
+        out[drawn] = [np.asarray(t)[np.asarray(c)] for t, c in zip(tables, out[index], strict=True)]
+    return out
+
+
 def _assert_same(actual: dict, expected: dict, where: str) -> None:
     assert set(actual) == set(expected), where
     for name, column in expected.items():
@@ -69,6 +84,8 @@ def test_candidates_are_what_the_server_draws(slug):
                 low, high = page.param[control].bounds
                 values[control] = int(rng.integers(low, high + 1))
             candidates = {role: dict(choice.sources(role)[0].tags[0].data) for role in roles}
+            gather = {role: list(choice.sources(role)[0].tags[0].tags) for role in roles}
+            before = {role: dict(choice.sources(role)[0].data) for role in roles}
             page.set_state(**values)
             assert {c: getattr(page, c) for c in values} == values
             key = sum(v * s for v, s in zip(values.values(), choice.strides, strict=True))
@@ -76,7 +93,11 @@ def test_candidates_are_what_the_server_draws(slug):
                 (source,) = choice.sources(role)
                 drawn = dict(source.data)
                 where = f"{slug} {values} {role}"
-                _assert_same(_rows(candidates[role], key, drawn), drawn, where)
+                _assert_same(
+                    _browser_draws(candidates[role], gather[role], before[role], key, drawn),
+                    drawn,
+                    where,
+                )
                 # Properties that follow the choice (axis ends, colour scales).
                 tags = source.tags
                 for model, prop, column in zip(tags[1::3], tags[2::3], tags[3::3], strict=True):

@@ -132,6 +132,24 @@ def test_bias_image_is_the_core_matrix_of_the_seeded_table(page, render, sources
     assert "illustrative" in page.figures["bias"].title
 
 
+@pytest.mark.parametrize("settings", SETTINGS)
+def test_a_head_chosen_after_drawing_is_the_core_matrix(page, render, sources, settings):
+    """The server draws a head set in Python (a link, the address) by the same lookup
+    as the browser, table[bucket]: it is T5's bias matrix of that head."""
+    page.set_state(bias_len=48, **settings)
+    plot = render(page.figures["bias"].plot)
+    table = t5_random_bucket_biases(page.num_buckets, page.heads, seed=BIAS_SEED)
+    for head in (7, 12, 1):
+        page.head = head
+        src = _image_source(plot, sources)
+        expected = t5_bias_matrix(table[:, head - 1], 48, 48, **_core_kwargs(page))
+        np.testing.assert_allclose(src.data["image"][0], expected, rtol=1e-6)
+        (glyph,) = [r.glyph for r in plot.state.renderers if isinstance(r.glyph, Image)]
+        limit = np.abs(table[:, head - 1]).max()
+        mapper = glyph.color_mapper
+        assert (mapper.low, mapper.high) == pytest.approx((-limit, limit)), head
+
+
 def test_choosing_a_head_resends_only_the_bias_image(page, render, document):
     plots = {name: render(fig.plot, doc=document) for name, fig in page.figures.items()}
     for plot in plots.values():

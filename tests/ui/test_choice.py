@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from .helpers import PageWatch, open_page
@@ -108,4 +109,51 @@ def test_a_hidden_quick_check_answer_updates_without_re_laying_out_the_page(serv
     assert _visibility_events(frames) == []
     page.get_by_role("button", name="Show the answer").click()
     expect(page.get_by_text("PE(13)·PE(13) =").first).to_be_visible(timeout=5_000)
+    assert not watch.errors
+
+
+_BIAS_CELLS = """
+() => {
+  const doc = Bokeh.documents[0];
+  const source = [...doc.all_models].find(
+    m => typeof m.name === 'string' && m.name.startsWith('pe-choice:head:') && 'image' in m.data);
+  const image = source.data.image[0];
+  return {shape: Array.from(image.shape), cells: Array.from(image),
+          low: source.tags[1].low, high: source.tags[1].high};
+}
+"""
+
+
+def test_choosing_a_head_looks_its_biases_up_in_the_browser(server, page: Page):
+    """Relative's T1b: the page ships each head's bias per bucket once; the browser
+    looks the chosen head's biases up at every cell's bucket. The image it draws is
+    T5's bias matrix of that head, and no image comes back from the server."""
+    import numpy as np
+
+    from app.relative import BIAS_SEED
+    from positional_core.relative import t5_bias_matrix, t5_random_bucket_biases
+
+    watch = PageWatch().attach(page)
+    frames = _record_frames(page)
+    open_page(page, f"{server['url']}?page=relative", min_canvases=4)
+    page.wait_for_timeout(500)
+    frames.clear()
+    table = t5_random_bucket_biases(32, 12, seed=BIAS_SEED)
+    for head in (5, 12, 2):
+        page.evaluate(_SET, ["Head h", head])
+        expected = t5_bias_matrix(table[:, head - 1], 128, 128).astype(np.float32)
+        page.wait_for_function(
+            f"() => Math.abs(({_BIAS_CELLS})().cells[1] - {float(expected.ravel()[1])}) < 1e-6",
+            timeout=5_000,
+        )
+        drawn = page.evaluate(_BIAS_CELLS)
+        assert drawn["shape"] == [128, 128]
+        np.testing.assert_allclose(np.reshape(drawn["cells"], (128, 128)), expected, rtol=1e-6)
+        limit = float(np.abs(table[:, head - 1]).max())
+        assert (drawn["low"], drawn["high"]) == pytest.approx((-limit, limit), rel=1e-6)
+    # The server hears of the head (the readout follows) but sends no image.
+    expect(page.get_by_text("Head 2 of 12").first).to_be_visible(timeout=5_000)
+    page.wait_for_function("() => location.search.includes('head=2')", timeout=5_000)
+    page.wait_for_timeout(500)
+    assert _data_events(frames) == []
     assert not watch.errors
