@@ -712,13 +712,13 @@ class ComparePage(Page):
         pair = np.arange(inv.size)
         colors = {"none": WARNING, "interpolation": OKABE_ITO["blue"], "NTK-aware": "#9A6700"}
         markers = {"none": "circle", "interpolation": "square", "NTK-aware": "triangle"}
-        layers: list[Any] = []
-        if completed:
-            layers.append(
-                hv.VSpan(-0.5, completed - 0.5).opts(
-                    color=OKABE_ITO["grey"], alpha=0.2, line_alpha=0
-                )
-            )
+        # A data-driven span (a glyph with a source), always present: a new L only
+        # patches its data. An annotation (hv.VSpan) set open top and bottom as
+        # new Bokeh models on every update, so each change re-walked the document.
+        spans = [(-0.5, completed - 0.5)] if completed else []
+        layers: list[Any] = [
+            hv.VSpans(spans).opts(color=OKABE_ITO["grey"], alpha=0.2, line_alpha=0, tools=[])
+        ]
         layers.append(hv.HLine(1.0).opts(color=self._ink, line_dash="dashed", line_width=1.2))
         for method, scaled in info["methods"].items():
             excess = band_excess(inv, length, target, scaled)
@@ -809,8 +809,11 @@ class ComparePage(Page):
         kdim = hv.Dimension("distance", label="distance |j − i| (positions)")
         vdim = hv.Dimension("bucket", label="bucket b(j − i)")
         hover = [("distance |j − i|", "@distance{0,0}"), ("bucket", "@bucket")]
+        # A data-driven span: a new L or L′ patches its data (see _figure_rope).
         layers: list[Any] = [
-            hv.VSpan(length, max(target, length)).opts(color=WARNING, alpha=0.12, line_alpha=0)
+            hv.VSpans([(length, max(target, length))]).opts(
+                color=WARNING, alpha=0.12, line_alpha=0, tools=[]
+            )
         ]
         sides = ((1, "key after the query", "#9A6700"), (-1, "key before it", OKABE_ITO["blue"]))
         for sign, label, color in sides:

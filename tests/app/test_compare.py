@@ -6,11 +6,12 @@ import re
 
 import numpy as np
 import pytest
-from bokeh.models import Line, MultiLine, Quad, Scatter
+from bokeh.models import Line, MultiLine, Quad, Scatter, VStrip
 
 from app.compare import ORDER_PAIR, SCHEME_COLUMNS, T5_SETTINGS, ComparePage, t5_verdict
 from app.urlstate import page_query
 from positional_core.attention import compare_order_similarity
+from positional_core.extension import never_complete_turn
 from positional_core.learned import learned_parameter_count
 from positional_core.relative import t5_new_buckets, t5_relative_bucket
 
@@ -179,6 +180,22 @@ def test_figures_draw_the_core_numbers(page, render, sources):
         assert set(zip(distance.tolist(), core.tolist(), strict=True)) <= drawn
         assert set(np.unique(bucket)) == set(np.unique(core))
         assert set(np.unique(bucket)) == (set(range(17, 32)) if sign > 0 else set(range(1, 16)))
+
+
+def test_shaded_spans_follow_the_lengths(page, render, sources):
+    """C3 shades the pairs that complete a turn within L (46 of 64 at the defaults:
+    18 never do); C4 shades the distances past L, up to L′."""
+    rope, t5 = render(page.figures["rope"].plot), render(page.figures["t5"].plot)
+    inv = 10000.0 ** (-np.arange(0, 128, 2) / 128)
+    for trained, target in ((4096, 16384), (2048, 8192), (8192, 8192)):
+        page.set_state(trained_len=trained, target_len=target)
+        completed = int((~never_complete_turn(inv, trained)).sum())
+        if trained == 4096:
+            assert completed == 64 - 18
+        (span,) = sources(rope, VStrip)
+        assert (list(span.data["x0"]), list(span.data["x1"])) == ([-0.5], [completed - 0.5])
+        (span,) = sources(t5, VStrip)
+        assert (list(span.data["x0"]), list(span.data["x1"])) == ([trained], [target])
 
 
 def test_target_shorter_than_trained_is_raised(page):

@@ -126,6 +126,25 @@ def test_a_compute_change_whose_plots_keep_their_models_does_not_walk_the_graph(
     assert walks.count == 0
 
 
+@pytest.mark.parametrize(
+    ("name", "values"), [("trained_len", (2048, 8192)), ("target_len", (8192, 131072))]
+)
+def test_compare_lengths_move_the_spans_without_walking_the_graph(name, values):
+    # The shaded spans of C3 and C4 were annotations (hv.VSpan): HoloViews set
+    # their open top and bottom as new Bokeh models on every update, one walk each.
+    page = PAGES["compare"]()
+    doc = Document()
+    with set_curdoc(doc):
+        with walk_the_graph_once(doc):
+            doc.add_root(pn.Row(page.sidebar(), page.content()).get_root(doc))
+        walks = _Walks(doc)
+        for value in values:
+            with one_update():
+                setattr(page, name, value)
+    assert getattr(page, name) == values[-1]
+    assert walks.count == 0
+
+
 def test_a_legend_taken_out_and_put_back_does_not_walk_the_graph():
     # HoloViews does this to a legend placed outside the plot on every update.
     doc = Document()
