@@ -30,7 +30,7 @@ from .page import Page, one_update, walk_the_graph_once
 from .relative import RelativePage
 from .rope import RopePage
 from .sinusoidal import SinusoidalPage
-from .theme import OfflineFast, OfflineNative, css_served_here
+from .theme import OfflineFast, OfflineNative, css_served_here, without_mathjax
 from .urlstate import UrlWriter, normalise_query, page_query
 
 __all__ = ["PAGES", "AppShell", "build_app", "is_true"]
@@ -42,6 +42,7 @@ A11Y_JS = "app/static/a11y.js"
 # Panel's and Bokeh's bundles are served from /static, KaTeX included. The
 # accessibility script goes into every page, the template and the embedded views.
 pn.extension("katex", design=OfflineFast, js_files={"pex_a11y": A11Y_JS})
+without_mathjax()
 
 #: The built pages, in navigation order (pages not built yet are simply absent).
 PAGES: dict[str, type[Page]] = {

@@ -13,6 +13,10 @@ for keyboard users, and readable text on the accent colour.
 
 :func:`css_served_here` makes Panel's component stylesheets local for a
 session whose page Bokeh never rendered (see its docstring).
+
+:func:`without_mathjax` keeps Bokeh's MathJax bundle (1.8 MB of script) out
+of the pages: the formulas are KaTeX, which Panel serves with the ``katex``
+extension.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
+import panel.io.resources as panel_resources
 from panel.io.resources import CDN_DIST, LOCAL_DIST, isurl, patch_model_css
 from panel.io.state import state
 from panel.theme.base import Inherit
@@ -36,6 +41,7 @@ __all__ = [
     "OfflineFast",
     "OfflineNative",
     "css_served_here",
+    "without_mathjax",
 ]
 
 #: The accessibility stylesheet, relative to this module (served by Panel).
@@ -111,3 +117,19 @@ def css_served_here(doc: Any) -> Iterator[None]:
     yield
     for root in doc.roots:
         patch_model_css(root, dist_url=doc._template_variables["dist_url"])
+
+
+def without_mathjax() -> None:
+    """Do not load Bokeh's MathJax bundle into every page with an HTML pane.
+
+    Panel adds ``bokeh-mathjax.min.js`` (1.8 MB, the largest script of the
+    page) to any document that holds an HTML or Markdown pane, in case the
+    text contains TeX (``panel.io.resources._panel_use_mathjax``). Here none
+    does: the formulas are ``pn.pane.LaTeX`` with KaTeX, HTML panes leave math
+    off (``disable_math``, True by default) and the Markdown panes are short
+    labels of ours, without ``$``. Bokeh's own test for MathJax (a TeX axis
+    label or glyph) still applies; without the bundle an HTML pane finds no
+    provider and shows its text as it is.
+    """
+    if hasattr(panel_resources, "_panel_use_mathjax"):
+        panel_resources._panel_use_mathjax = lambda roots: False

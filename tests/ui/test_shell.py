@@ -41,14 +41,22 @@ def _garbage(cls) -> tuple[str, str, str | None]:
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_page_loads_offline_without_errors(page, server, slug):
-    """All requests to anything but this server are blocked; none is even attempted."""
+    """All requests to anything but this server are blocked; none is even attempted.
+
+    The formulas are drawn by KaTeX; Bokeh's MathJax bundle (1.8 MB) is not
+    loaded (app/theme.py ``without_mathjax``).
+    """
     watch = PageWatch().attach(page, block_external=True)
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
     open_page(page, f"{server['url']}?page={slug}")
     text = visible_text(page)
     assert PAGES[slug].title in text
     assert "Traceback" not in text
     assert watch.external == [], f"requests outside the app: {watch.external}"
     assert watch.errors == []
+    assert deep_count(page, ".katex") > 0
+    assert [url for url in requested if "mathjax" in url.lower()] == []
 
 
 @pytest.mark.parametrize("slug", SLUGS)
