@@ -80,6 +80,7 @@ from positional_core.rope_scaling import (
     yarn_ramp,
 )
 
+from .choice import BrowserChoice, stack_choices
 from .look import (
     OKABE_ITO,
     Figure,
@@ -820,6 +821,7 @@ class ExtensionPage(Page):
 
     def __init__(self, **params: Any) -> None:
         self._schedule_cache: tuple[tuple, Schedule] | None = None
+        self._pair_rows_cache: tuple[tuple, dict[int, dict[str, Any]]] | None = None
         self._busy = False
         self._from_link = False
         # Inside a link, redraws are counted here and done once at its end.
@@ -1384,11 +1386,16 @@ class ExtensionPage(Page):
         )
         return hv.Overlay([dots, links, diamonds, lengths, labels])
 
-    @param.depends("pair_revision", "revision")
+    @param.depends("revision")
     def _schedule_highlight(self) -> hv.Points:
-        sch = self.schedule()
-        i = min(self.pair, sch.n_pairs - 1)
-        return hv.Points([(i, sch.wavelength[i])], kdims=[_PAIR, "wavelength"], group="Highlight")
+        return self._pair_choice.element(
+            "highlight",
+            hv.Points,
+            self._pair_columns("highlight"),
+            self._pairs_range,
+            kdims=[_PAIR, "wavelength"],
+            group="Highlight",
+        )
 
     @param.depends("revision")
     def _schedule_readout(self) -> str:
@@ -1437,52 +1444,136 @@ class ExtensionPage(Page):
         return out
 
     # -------------------------------------------------------------- E2 band
-    @param.depends("pair_revision", "revision")
-    def _band_plot(self) -> hv.Overlay:
-        # A fixed set of elements (band, three reference lines, the selected
-        # method's line, end points, marks, labels), styled once: updates patch data.
+    # E1's highlight and E2 follow the pair, selected in the browser: every
+    # pair's rows are shipped with the figures (app/choice.py) and only the
+    # readout asks the server.
+    def _pairs_range(self) -> np.ndarray:
+        return np.arange(self.schedule().n_pairs)
+
+    def _pair_key(self) -> int:
+        return min(self.pair, self.schedule().n_pairs - 1)
+
+    def _pair_rows(self, i: int) -> dict[str, dict[str, Any]]:
+        """The columns of E1's highlight and E2's pair-dependent layers for pair ``i``, by role.
+
+        Cached per schedule: the candidates of every role come from one pass
+        over the pairs.
+        """
+        key = self._key()
+        if self._pair_rows_cache is None or self._pair_rows_cache[0] != key:
+            self._pair_rows_cache = (key, {})
+        cache = self._pair_rows_cache[1]
+        if i in cache:
+            return cache[i]
         sch = self.schedule()
-        i = min(self.pair, sch.n_pairs - 1)
         L, T = sch.trained_len, sch.target_len
         edge = float(sch.trained_edge[i])
         lines = self.angle_lines(i)
         top = max(edge, *(float(np.max(y)) for _, y in lines.values()))
-        x_dim = _POS.clone(range=(0, T * 1.02))
-        y_dim = hv.Dimension("angle", label=f"angle of pair {i} (rad)", range=(0, top * 1.1))
 
-        def curve(method: str, group: str, label: str) -> hv.Curve:
+        def curve(method: str) -> dict[str, Any]:
             x, y = lines[method]
             name = _SHORT[method] + (" (selected)" if method == sch.method else "")
-            return hv.Curve(
-                (x, y, np.full(len(x), name)), x_dim, [y_dim, "method"], group=group, label=label
-            )
+            return {"position": x, "angle": y, "method": np.full(len(x), name)}
 
-        elements: list[Any] = [hv.HSpans([(0, edge)], group="Band")]
-        elements += [curve(m, "Reference", _SHORT[m]) for m in ("default", "linear", "ntk")]
-        elements.append(curve(sch.method, "Selected", "selected method"))
-        ends = [
-            (float(x[-1]), float(y[-1]), _SHORT[m], float(y[-1]) / edge)
-            for m, (x, y) in lines.items()
+        served = sch.method in ("dynamic", "longrope") and sch.served_len not in (L, T)
+        band_text = f"trained band: 0 … θᵢL = {edge:.3g} rad "
+        if edge >= 2 * math.pi:
+            band_text = f"turns {edge / (2 * math.pi):.3g}× within L: every angle seen "
+        ends = [(float(x[-1]), float(y[-1]), _SHORT[m]) for m, (x, y) in lines.items()]
+        rows = {
+            "highlight": {"pair": [i], "wavelength": [float(sch.wavelength[i])]},
+            "band": {"y0": [0.0], "y1": [edge], "__y_end": [top * 1.1]},
+            **{f"reference {m}": curve(m) for m in ("default", "linear", "ntk")},
+            "selected": curve(sch.method),
+            "ends": {
+                "position": [e[0] for e in ends],
+                "angle": [e[1] for e in ends],
+                "method": [e[2] for e in ends],
+                "times_edge": [e[1] / edge for e in ends],
+            },
+            "labels": {
+                "position": [L, T, sch.served_len if served else L],
+                "angle": [top * 0.02, edge, top * 0.5],
+                "text": [f" L = {L:,}", band_text, " served S" if served else ""],
+                "align": ["left", "right", "left"],
+                "baseline": ["bottom", "top", "bottom"],
+            },
+        }
+        # As drawn: HoloViews maps the align and baseline columns to these.
+        rows["labels"]["text_align"] = rows["labels"]["align"]
+        rows["labels"]["text_baseline"] = rows["labels"]["baseline"]
+        cache[i] = rows
+        return rows
+
+    def _pair_columns(self, role: str) -> Any:
+        return lambda pairs: stack_choices(pairs, lambda i: self._pair_rows(i)[role])
+
+    @param.depends("revision")
+    def _band_plot(self) -> hv.Overlay:
+        # A fixed set of elements (band, three reference lines, the selected
+        # method's line, end points, marks, labels), styled once: updates patch data.
+        sch = self.schedule()
+        i = self._pair_key()
+        L, T = sch.trained_len, sch.target_len
+        x_dim = _POS.clone(range=(0, T * 1.02))
+        y_end = self._pair_rows(i)["band"]["__y_end"][0]
+        y_dim = hv.Dimension("angle", label="angle (rad)", range=(0, y_end))
+        choice = self._pair_choice
+
+        def layer(role: str, kind: Any, **dims: Any) -> hv.Element:
+            return choice.element(role, kind, self._pair_columns(role), self._pairs_range, **dims)
+
+        elements: list[Any] = [
+            layer("band", hv.HSpans, follow={"y_range": {"end": "__y_end"}}, group="Band")
+        ]
+        elements += [
+            layer(
+                f"reference {m}",
+                hv.Curve,
+                kdims=[x_dim],
+                vdims=[y_dim, "method"],
+                group="Reference",
+                label=_SHORT[m],
+            )
+            for m in ("default", "linear", "ntk")
         ]
         elements.append(
-            hv.Points(ends, kdims=[x_dim, y_dim], vdims=["method", "times_edge"], group="Ends")
+            layer(
+                "selected",
+                hv.Curve,
+                kdims=[x_dim],
+                vdims=[y_dim, "method"],
+                group="Selected",
+                label="selected method",
+            )
+        )
+        elements.append(
+            layer(
+                "ends",
+                hv.Points,
+                kdims=[x_dim, y_dim],
+                vdims=["method", "times_edge"],
+                group="Ends",
+            )
         )
         marks = [L]
         if sch.method in ("dynamic", "longrope") and sch.served_len not in (L, T):
             marks.append(sch.served_len)
         elements.append(hv.VLines(marks, group="Marks"))
-        band_text = f"trained band: 0 … θᵢL = {edge:.3g} rad "
-        if edge >= 2 * math.pi:
-            band_text = f"turns {edge / (2 * math.pi):.3g}× within L: every angle seen "
-        texts = {
-            "position": [L, T, sch.served_len if len(marks) > 1 else L],
-            "angle": [top * 0.02, edge, top * 0.5],
-            "text": [f" L = {L:,}", band_text, " served S" if len(marks) > 1 else ""],
-            "align": ["left", "right", "left"],
-            "baseline": ["bottom", "top", "bottom"],
-        }
+
+        def labels(data: dict[str, Any], **dims: Any) -> hv.Labels:
+            names = ("position", "angle", "text", "align", "baseline")
+            return hv.Labels({k: data[k] for k in names}, **dims)
+
         elements.append(
-            hv.Labels(texts, [x_dim, y_dim], ["text", "align", "baseline"], group="Marks")
+            layer(
+                "labels",
+                labels,
+                kdims=[x_dim, y_dim],
+                vdims=["text", "align", "baseline"],
+                group="Marks",
+            )
         )
         return hv.Overlay(elements)
 
@@ -1892,6 +1983,8 @@ class ExtensionPage(Page):
                     margin=0,
                 )
 
+            pair = widget("pair")
+            self._pair_choice.link(pair, {"pair": pair})
             longrope_note = pn.pane.HTML(
                 pn.bind(
                     lambda src, n: (
@@ -1923,7 +2016,7 @@ class ExtensionPage(Page):
                     sizing_mode="stretch_width",
                     margin=0,
                 ),
-                widget("pair"),
+                pair,
                 sizing_mode="stretch_width",
                 margin=0,
             )
@@ -1941,6 +2034,8 @@ class ExtensionPage(Page):
         # would keep every closed session's page (and the map) alive.
         page = weakref.ref(self)
         selected = _selected_legend(lambda: page().schedule().method)
+        self._pair_choice = BrowserChoice("pair", lambda: page()._pair_key())
+        self.choices = {"pair": self._pair_choice}
         e1_hover = _sci_hover(_E1_TOOLTIPS)
         schedule = (
             hv.DynamicMap(self._schedule_plot) * hv.DynamicMap(self._schedule_highlight)

@@ -252,7 +252,7 @@ def test_band_chart_highlights_the_selected_method(page, render, document):
     np.testing.assert_allclose(selected.dimension_values("angle"), y)
     (band,) = _elements(page._band_plot(), "Band")
     edge = page.schedule().trained_edge[page.pair]
-    assert band.data.iloc[0, 1] == pytest.approx(edge)
+    assert band.dimension_values(1)[0] == pytest.approx(edge)
 
 
 def test_method_change_patches_the_plots_without_rebuilding(page, render):

@@ -157,3 +157,39 @@ def test_choosing_a_head_looks_its_biases_up_in_the_browser(server, page: Page):
     page.wait_for_timeout(500)
     assert _data_events(frames) == []
     assert not watch.errors
+
+
+_BAND = """
+() => {
+  const doc = Bokeh.documents[0];
+  const band = [...doc.all_models].find(
+    m => typeof m.name === 'string' && m.name.startsWith('pe-choice:pair:') && 'y1' in m.data);
+  const [, plot, prop] = band.tags;
+  return {edge: Array.from(band.data.y1)[0], top: plot[prop]};
+}
+"""
+
+
+def test_choosing_a_pair_redraws_e2_in_the_browser(server, page: Page):
+    """Context extension's E2 follows the pair from rows shipped for every pair:
+    the trained band of the chosen pair is θᵢ·L, and no figure data comes back."""
+    from positional_core.rope import rope_frequencies
+
+    watch = PageWatch().attach(page)
+    frames = _record_frames(page)
+    open_page(page, f"{server['url']}?page=extension", min_canvases=4)
+    page.wait_for_timeout(500)
+    frames.clear()
+    theta = rope_frequencies(128, 10000.0)  # the default preset: d = 128, base 10,000
+    for pair in (0, 40, 20):
+        page.evaluate(_SET, ["Pair shown in E2", pair])
+        edge = float(theta[pair] * 4096)  # trained length L = 4,096
+        page.wait_for_function(
+            f"() => Math.abs(({_BAND})().edge / {edge} - 1) < 1e-5", timeout=5_000
+        )
+        assert page.evaluate(_BAND)["top"] >= edge
+    expect(page.get_by_text("Pair 20: θ =").first).to_be_visible(timeout=5_000)
+    page.wait_for_function("() => location.search.includes('pair=20')", timeout=5_000)
+    page.wait_for_timeout(500)
+    assert _data_events(frames) == []
+    assert not watch.errors
