@@ -715,9 +715,14 @@ class ComparePage(Page):
         # A data-driven span (a glyph with a source), always present: a new L only
         # patches its data. An annotation (hv.VSpan) set open top and bottom as
         # new Bokeh models on every update, so each change re-walked the document.
+        # Named after the pair axis: Panel links the x axes of figures whose
+        # dimensions share a name, and C4's span runs to L′.
+        pair_dim = hv.Dimension("pair", label="pair i (0 = fastest)")
         spans = [(-0.5, completed - 0.5)] if completed else []
         layers: list[Any] = [
-            hv.VSpans(spans).opts(color=OKABE_ITO["grey"], alpha=0.2, line_alpha=0, tools=[])
+            hv.VSpans(spans, kdims=[pair_dim, "pair_end"]).opts(
+                color=OKABE_ITO["grey"], alpha=0.2, line_alpha=0, tools=[]
+            )
         ]
         layers.append(hv.HLine(1.0).opts(color=self._ink, line_dash="dashed", line_width=1.2))
         for method, scaled in info["methods"].items():
@@ -731,7 +736,7 @@ class ComparePage(Page):
                         "out": np.where(flagged, "yes", "no"),
                         "method": [method] * pair.size,
                     },
-                    kdims=[hv.Dimension("pair", label="pair i (0 = fastest)")],
+                    kdims=[pair_dim],
                     vdims=[
                         hv.Dimension("excess", label="angle at L′ / trained edge"),
                         "out",
@@ -811,7 +816,7 @@ class ComparePage(Page):
         hover = [("distance |j − i|", "@distance{0,0}"), ("bucket", "@bucket")]
         # A data-driven span: a new L or L′ patches its data (see _figure_rope).
         layers: list[Any] = [
-            hv.VSpans([(length, max(target, length))]).opts(
+            hv.VSpans([(length, max(target, length))], kdims=[kdim, "distance_end"]).opts(
                 color=WARNING, alpha=0.12, line_alpha=0, tools=[]
             )
         ]

@@ -193,9 +193,15 @@ def test_shaded_spans_follow_the_lengths(page, render, sources):
         if trained == 4096:
             assert completed == 64 - 18
         (span,) = sources(rope, VStrip)
-        assert (list(span.data["x0"]), list(span.data["x1"])) == ([-0.5], [completed - 0.5])
+        assert (list(span.data["pair"]), list(span.data["pair_end"])) == (
+            [-0.5],
+            [completed - 0.5],
+        )
         (span,) = sources(t5, VStrip)
-        assert (list(span.data["x0"]), list(span.data["x1"])) == ([trained], [target])
+        assert (list(span.data["distance"]), list(span.data["distance_end"])) == (
+            [trained],
+            [target],
+        )
 
 
 def test_target_shorter_than_trained_is_raised(page):

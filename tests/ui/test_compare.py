@@ -73,3 +73,24 @@ def test_link_opens_its_state(server, page: Page, errors):
     expect(page.get_by_text("Head dimension d (even): 64")).to_be_visible()
     assert "Traceback" not in page.content()
     assert errors == []
+
+
+_X_END = """
+(label) => {
+  const plots = [...Bokeh.documents[0].all_models].filter(m => m.left && m.x_range);
+  const plot = plots.find(p => p.left.some(a => a.axis_label === label));
+  return plot ? plot.x_range.end : null;
+}
+"""
+
+
+def test_each_figure_keeps_its_own_x_axis(server, page: Page, errors):
+    """Panel links the x axes of figures whose dimensions share a name: RoPE's
+    pair axis (0 … 63) must not take T5's distance axis (to L′ = 16,384)."""
+    page.goto(f"{server['url']}?page=compare")
+    page.wait_for_selector("canvas", state="attached", timeout=30_000)
+    page.wait_for_function(f"() => ({_X_END})('bucket b(j − i)') !== null", timeout=30_000)
+    page.wait_for_timeout(1_000)
+    assert 63 < page.evaluate(_X_END, "angle at L′ / trained edge") < 100
+    assert page.evaluate(_X_END, "bucket b(j − i)") >= 16_383
+    assert errors == []
