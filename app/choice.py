@@ -22,6 +22,9 @@ How a page uses it, for a control ``t``:
   drew them, all when ``t`` was set in Python (a link, a rule, a test), and
   those left to the server (past ``limit``).
 
+Columns whose rows are the same for every value of the control (a line's
+name, its ends along x) are not shipped: the browser keeps them as drawn.
+
 Past ``limit`` candidate rows a role is left to the server (``sync`` draws it),
 so no control can make the page ship an unbounded table.
 """
@@ -145,6 +148,34 @@ def _cells(data: Columns, skip: Collection[str] = ()) -> int:
     return size
 
 
+def _same_for_every_key(data: Columns, keys: np.ndarray) -> set[str]:
+    """Drawn columns whose rows are the same for every key: not shipped.
+
+    The browser keeps a column the candidates lack as it is drawn (a method's
+    name, a label's alignment, the end points of a line along x). Only when
+    every key has the same number of rows, in contiguous blocks, and the
+    column holds plain values (not images).
+    """
+    key = np.asarray(data[KEY])
+    if len(keys) < 2 or len(key) % len(keys):
+        return set()
+    rows = len(key) // len(keys)
+    blocks = key.reshape(len(keys), rows)
+    if not (blocks == blocks[:, :1]).all() or len(np.unique(blocks[:, 0])) != len(keys):
+        return set()
+    same: set[str] = set()
+    for name, column in data.items():
+        if name.startswith("__"):
+            continue
+        column = np.asarray(column)
+        if column.ndim != 1 or any(isinstance(item, np.ndarray) for item in column[:rows]):
+            continue
+        table = column.reshape(len(keys), rows)
+        if bool((table == table[:1]).all()):
+            same.add(name)
+    return same
+
+
 @contextmanager
 def _nothing() -> Iterator[None]:
     yield
@@ -188,6 +219,7 @@ class BrowserChoice:
         *,
         strides: tuple[int, ...] = (1,),
         limit: int = 2**17,
+        by_figure: bool = False,
     ) -> None:
         #: The controls whose values make the key: key = Σ value_k · strides_k.
         self.controls = (control,) if isinstance(control, str) else tuple(control)
@@ -199,6 +231,9 @@ class BrowserChoice:
         self._follow: dict[str, dict[str, tuple[str, str]]] = {}
         self._followers: dict[int, list[tuple[Any, str, str]]] = {}
         self._gather: dict[str, dict[str, tuple[str, str]]] = {}
+        #: See figure_hook: the data of each role's latest frame.
+        self._by_figure = by_figure
+        self._frames: dict[str, Any] = {}
         #: The key each drawn source shows in the browser (by id of the source):
         #: the browser draws without telling the server, so this, not the
         #: server's copy of the data, says what a browser shows.
@@ -242,8 +277,40 @@ class BrowserChoice:
         self._choices[role] = choices
         self._follow[role] = {k: dict(v) for k, v in (follow or {}).items()}
         self._gather[role] = dict(gather or {})
-        data = self._chosen(role)
-        return kind(data, **dims).opts(hooks=[self._hook(role)])
+        element = kind(self._chosen(role), **dims)
+        if self._by_figure:
+            # Found by figure_hook from the frame's data: no options per frame.
+            self._frames[role] = element.data
+            return element
+        return element.opts(hooks=[self._hook(role)])
+
+    def figure_hook(self) -> Callable[[Any, Any], None]:
+        """A hook for the figure's options, set once, that attaches every role it draws.
+
+        Setting the attaching hook as an option of each new element (the
+        default) makes HoloViews build option trees for those elements on
+        every frame: measured on Context extension, ~65 ms per change of its
+        figures. A page that lists this hook in its figures' options (set on
+        the ``DynamicMap`` once) and builds the choice with
+        ``by_figure=True`` avoids that: the hook finds each role's plot by the
+        data of the frame it draws.
+        """
+        me = weakref.ref(self)
+
+        def attach(plot: Any, element: Any) -> None:
+            owner = me()
+            if owner is None:
+                return
+            plots = [plot, *getattr(plot, "subplots", {}).values()]
+            for sub in plots:
+                frame, source = getattr(sub, "current_frame", None), sub.handles.get("source")
+                if frame is None or source is None:
+                    continue
+                for role, data in owner._frames.items():
+                    if frame.data is data:
+                        owner._hook(role)(sub, frame)
+
+        return attach
 
     def _draw(self, role: str, values: np.ndarray) -> Columns:
         """The columns drawn for ``values``: ``columns(values)``, gathered columns looked up."""
@@ -302,7 +369,8 @@ class BrowserChoice:
         if data is None or not all(column in data for _, _, column in followers):
             source.tags = []
             return
-        data = _compact({k: v for k, v in data.items() if k not in kept})
+        same = _same_for_every_key(data, keys=values)
+        data = _compact({k: v for k, v in data.items() if k not in kept and k not in same})
         gather = [[drawn, index, table] for drawn, (index, table) in self._gather[role].items()]
         triples = [item for model, prop, column in followers for item in (model, prop, column)]
         if source.tags and isinstance(source.tags[0], ColumnDataSource):

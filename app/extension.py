@@ -821,7 +821,7 @@ class ExtensionPage(Page):
 
     def __init__(self, **params: Any) -> None:
         self._schedule_cache: tuple[tuple, Schedule] | None = None
-        self._pair_rows_cache: tuple[tuple, dict[int, dict[str, Any]]] | None = None
+        self._pair_rows_cache: tuple[Schedule, dict[int, dict[str, Any]]] | None = None
         self._busy = False
         self._from_link = False
         # Inside a link, redraws are counted here and done once at its end.
@@ -1263,16 +1263,19 @@ class ExtensionPage(Page):
             )
         return extra
 
-    def angle_lines(self, pair: int | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    def angle_lines(
+        self, pair: int | None = None, sch: Schedule | None = None
+    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """E2's lines for ``pair``: method → (positions, angles), a few points each.
 
         Every method but dynamic NTK turns pair ``i`` at a fixed speed for a given
         served length, so its angle is linear in the position: two points. Dynamic
         NTK's speed depends on the served length ``S`` (the angle of the last of
         ``S`` tokens is ``θ′_i(S)·S``): sampled at a few lengths. LongRoPE uses
-        its short list up to ``L`` and its long list past it.
+        its short list up to ``L`` and its long list past it. ``sch`` defaults
+        to the current schedule.
         """
-        sch = self.schedule()
+        sch = self.schedule() if sch is None else sch
         i = self.pair if pair is None else pair
         L, T = sch.trained_len, sch.target_len
         ends = np.array([0.0, T])
@@ -1453,22 +1456,21 @@ class ExtensionPage(Page):
     def _pair_key(self) -> int:
         return min(self.pair, self.schedule().n_pairs - 1)
 
-    def _pair_rows(self, i: int) -> dict[str, dict[str, Any]]:
+    def _pair_rows(self, i: int, sch: Schedule | None = None) -> dict[str, dict[str, Any]]:
         """The columns of E1's highlight and E2's pair-dependent layers for pair ``i``, by role.
 
         Cached per schedule: the candidates of every role come from one pass
         over the pairs.
         """
-        key = self._key()
-        if self._pair_rows_cache is None or self._pair_rows_cache[0] != key:
-            self._pair_rows_cache = (key, {})
+        sch = self.schedule() if sch is None else sch
+        if self._pair_rows_cache is None or self._pair_rows_cache[0] is not sch:
+            self._pair_rows_cache = (sch, {})
         cache = self._pair_rows_cache[1]
         if i in cache:
             return cache[i]
-        sch = self.schedule()
         L, T = sch.trained_len, sch.target_len
         edge = float(sch.trained_edge[i])
-        lines = self.angle_lines(i)
+        lines = self.angle_lines(i, sch)
         top = max(edge, *(float(np.max(y)) for _, y in lines.values()))
 
         def curve(method: str) -> dict[str, Any]:
@@ -1507,7 +1509,11 @@ class ExtensionPage(Page):
         return rows
 
     def _pair_columns(self, role: str) -> Any:
-        return lambda pairs: stack_choices(pairs, lambda i: self._pair_rows(i)[role])
+        def columns(pairs: np.ndarray) -> dict[str, np.ndarray]:
+            sch = self.schedule()
+            return stack_choices(pairs, lambda i: self._pair_rows(i, sch)[role])
+
+        return columns
 
     @param.depends("revision")
     def _band_plot(self) -> hv.Overlay:
@@ -2034,7 +2040,8 @@ class ExtensionPage(Page):
         # would keep every closed session's page (and the map) alive.
         page = weakref.ref(self)
         selected = _selected_legend(lambda: page().schedule().method)
-        self._pair_choice = BrowserChoice("pair", lambda: page()._pair_key())
+        self._pair_choice = BrowserChoice("pair", lambda: page()._pair_key(), by_figure=True)
+        attach_pairs = self._pair_choice.figure_hook()
         self.choices = {"pair": self._pair_choice}
         e1_hover = _sci_hover(_E1_TOOLTIPS)
         schedule = (
@@ -2078,6 +2085,7 @@ class ExtensionPage(Page):
                 legend_position="bottom_right",
                 xlabel=_PAIR.label,
                 ylabel=_E1_VDIMS[0].label,
+                hooks=[attach_pairs],
                 **plot_opts(height=360),
             ),
         )
@@ -2116,7 +2124,7 @@ class ExtensionPage(Page):
                 legend_position="top_left",
                 xlabel=_POS.label,
                 ylabel="angle of the pair (rad)",
-                hooks=[selected],
+                hooks=[selected, attach_pairs],
                 **plot_opts(height=360),
             ),
         )
