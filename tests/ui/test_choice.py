@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from playwright.sync_api import Page, expect
+
+from app.relative import BIAS_SEED
+from positional_core.relative import t5_bias_matrix, t5_random_bucket_biases
+from positional_core.rope import rope_frequencies
 
 from .helpers import PageWatch, open_page
 
@@ -75,33 +80,42 @@ def _visibility_events(frames: list[str]) -> list[str]:
     ]
 
 
-def test_moving_t_redraws_in_the_browser_without_server_data(server, page: Page):
+def _open_recording(page: Page, url: str, canvases: int) -> tuple[PageWatch, list[str]]:
+    """Open ``url``, then record only what the server sends from here on."""
     watch = PageWatch().attach(page)
     frames = _record_frames(page)
-    open_page(page, f"{server['url']}?page=sinusoidal", min_canvases=4)
-    assert page.evaluate(_PEAK) == [10]
+    open_page(page, url, min_canvases=canvases)
     page.wait_for_timeout(500)
     frames.clear()
-    for t in (11, 25, 33):
-        page.evaluate(_SET, ["Position t", t])
-        page.wait_for_function(f"() => ({_PEAK})().every(s => s === {t})", timeout=5_000)
-    # The server hears of t (its readouts follow) but draws nothing itself.
-    expect(page.get_by_text("for t = 33, k = 3").first).to_be_visible(timeout=5_000)
-    page.wait_for_function("() => location.search.includes('t=33')", timeout=5_000)
+    return watch, frames
+
+
+def _only_readouts_came_back(
+    page: Page, frames: list[str], watch: PageWatch, readout: str, query: str
+) -> None:
+    """The server heard of the last value (its readout and the address follow) but
+    sent no figure data, and the page logged no error."""
+    expect(page.get_by_text(readout).first).to_be_visible(timeout=5_000)
+    page.wait_for_function(f"() => location.search.includes({query!r})", timeout=5_000)
     page.wait_for_timeout(500)
     assert _data_events(frames) == []
     assert not watch.errors
+
+
+def test_moving_t_redraws_in_the_browser_without_server_data(server, page: Page):
+    watch, frames = _open_recording(page, f"{server['url']}?page=sinusoidal", 4)
+    assert page.evaluate(_PEAK) == [10]
+    for t in (11, 25, 33):
+        page.evaluate(_SET, ["Position t", t])
+        page.wait_for_function(f"() => ({_PEAK})().every(s => s === {t})", timeout=5_000)
+    _only_readouts_came_back(page, frames, watch, "for t = 33, k = 3", "t=33")
 
 
 def test_a_hidden_quick_check_answer_updates_without_re_laying_out_the_page(server, page: Page):
     """The answer in a collapsed card follows the controls, and showing it shows the
     current answer; but the server never sends 'visible' back to the hidden pane
     (that made the browser lay out the whole page twice per move, ~400 ms)."""
-    watch = PageWatch().attach(page)
-    frames = _record_frames(page)
-    open_page(page, f"{server['url']}?page=sinusoidal", min_canvases=4)
-    page.wait_for_timeout(500)
-    frames.clear()
+    watch, frames = _open_recording(page, f"{server['url']}?page=sinusoidal", 4)
     for t in (12, 13):
         page.evaluate(_SET, ["Position t", t])
         page.wait_for_function(f"() => location.search.includes('t={t}&')", timeout=5_000)
@@ -128,16 +142,7 @@ def test_choosing_a_head_looks_its_biases_up_in_the_browser(server, page: Page):
     """Relative's T1b: the page ships each head's bias per bucket once; the browser
     looks the chosen head's biases up at every cell's bucket. The image it draws is
     T5's bias matrix of that head, and no image comes back from the server."""
-    import numpy as np
-
-    from app.relative import BIAS_SEED
-    from positional_core.relative import t5_bias_matrix, t5_random_bucket_biases
-
-    watch = PageWatch().attach(page)
-    frames = _record_frames(page)
-    open_page(page, f"{server['url']}?page=relative", min_canvases=4)
-    page.wait_for_timeout(500)
-    frames.clear()
+    watch, frames = _open_recording(page, f"{server['url']}?page=relative", 4)
     table = t5_random_bucket_biases(32, 12, seed=BIAS_SEED)
     for head in (5, 12, 2):
         page.evaluate(_SET, ["Head h", head])
@@ -151,12 +156,7 @@ def test_choosing_a_head_looks_its_biases_up_in_the_browser(server, page: Page):
         np.testing.assert_allclose(np.reshape(drawn["cells"], (128, 128)), expected, rtol=1e-6)
         limit = float(np.abs(table[:, head - 1]).max())
         assert (drawn["low"], drawn["high"]) == pytest.approx((-limit, limit), rel=1e-6)
-    # The server hears of the head (the readout follows) but sends no image.
-    expect(page.get_by_text("Head 2 of 12").first).to_be_visible(timeout=5_000)
-    page.wait_for_function("() => location.search.includes('head=2')", timeout=5_000)
-    page.wait_for_timeout(500)
-    assert _data_events(frames) == []
-    assert not watch.errors
+    _only_readouts_came_back(page, frames, watch, "Head 2 of 12", "head=2")
 
 
 _BAND = """
@@ -173,13 +173,7 @@ _BAND = """
 def test_choosing_a_pair_redraws_e2_in_the_browser(server, page: Page):
     """Context extension's E2 follows the pair from rows shipped for every pair:
     the trained band of the chosen pair is θᵢ·L, and no figure data comes back."""
-    from positional_core.rope import rope_frequencies
-
-    watch = PageWatch().attach(page)
-    frames = _record_frames(page)
-    open_page(page, f"{server['url']}?page=extension", min_canvases=4)
-    page.wait_for_timeout(500)
-    frames.clear()
+    watch, frames = _open_recording(page, f"{server['url']}?page=extension", 4)
     theta = rope_frequencies(128, 10000.0)  # the default preset: d = 128, base 10,000
     for pair in (0, 40, 20):
         page.evaluate(_SET, ["Pair shown in E2", pair])
@@ -188,8 +182,4 @@ def test_choosing_a_pair_redraws_e2_in_the_browser(server, page: Page):
             f"() => Math.abs(({_BAND})().edge / {edge} - 1) < 1e-5", timeout=5_000
         )
         assert page.evaluate(_BAND)["top"] >= edge
-    expect(page.get_by_text("Pair 20: θ =").first).to_be_visible(timeout=5_000)
-    page.wait_for_function("() => location.search.includes('pair=20')", timeout=5_000)
-    page.wait_for_timeout(500)
-    assert _data_events(frames) == []
-    assert not watch.errors
+    _only_readouts_came_back(page, frames, watch, "Pair 20: θ =", "pair=20")
