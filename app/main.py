@@ -31,6 +31,7 @@ from .relative import RelativePage
 from .rope import RopePage
 from .sinusoidal import SinusoidalPage
 from .theme import OfflineFast, OfflineNative, css_served_here, without_mathjax
+from .transport import send_without_delay
 from .urlstate import UrlWriter, normalise_query, page_query
 
 __all__ = ["PAGES", "AppShell", "build_app", "is_true"]
@@ -43,6 +44,7 @@ A11Y_JS = "app/static/a11y.js"
 # accessibility script goes into every page, the template and the embedded views.
 pn.extension("katex", design=OfflineFast, js_files={"pex_a11y": A11Y_JS})
 without_mathjax()
+send_without_delay()
 
 #: The built pages, in navigation order (pages not built yet are simply absent).
 PAGES: dict[str, type[Page]] = {
