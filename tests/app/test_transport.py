@@ -24,13 +24,18 @@ from tornado.locks import Lock
 import app.main  # noqa: F401  (applies send_without_delay, as serving the app does)
 
 
-def _in_own_loop(scenario: Callable[[], Any]) -> Any:
-    """Run the coroutine function ``scenario`` in a fresh event loop on its own thread."""
+def _in_thread(work: Callable[[], Any]) -> Any:
+    """Run ``work`` on a thread of its own and return its result.
+
+    Bokeh's client and ``asyncio.run`` each start an event loop, which fails
+    in a thread where one runs already (a browser test's, earlier in the
+    same pytest process).
+    """
     result: dict[str, Any] = {}
 
     def run() -> None:
         try:
-            result["value"] = asyncio.run(scenario())
+            result["value"] = work()
         except BaseException as err:  # re-raised in the test's thread
             result["error"] = err
 
@@ -73,15 +78,21 @@ def _served(view: Callable[[], Any]) -> Iterator[Any]:
 
 def test_app_websockets_have_nagle_off():
     """With Nagle on, a patch sent right after the ``OK`` waited for the browser's delayed ACK."""
-    with (
-        _served(lambda: pn.pane.Markdown("a page")) as server,
-        pull_session(url=f"http://127.0.0.1:{server.port}/view"),
-    ):
-        connections = list(server._tornado._clients)
-        assert connections, "no websocket connection reached the server"
-        for connection in connections:
-            sock = connection._socket.ws_connection.stream.socket
-            assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+    with _served(lambda: pn.pane.Markdown("a page")) as server:
+
+        def connect_and_look() -> list[int]:
+            with pull_session(url=f"http://127.0.0.1:{server.port}/view"):
+                connections = list(server._tornado._clients)
+                return [
+                    c._socket.ws_connection.stream.socket.getsockopt(
+                        socket.IPPROTO_TCP, socket.TCP_NODELAY
+                    )
+                    for c in connections
+                ]
+
+        flags = _in_thread(connect_and_look)
+    assert flags, "no websocket connection reached the server"
+    assert all(flag == 1 for flag in flags), flags
 
 
 def test_a_patch_waits_for_the_socket_and_not_for_a_poll(monkeypatch):
@@ -122,7 +133,7 @@ def test_a_patch_waits_for_the_socket_and_not_for_a_poll(monkeypatch):
         await asyncio.wait_for(task, 5)
         return while_held, list(sent)
 
-    while_held, after = _in_own_loop(scenario)
+    while_held, after = _in_thread(lambda: asyncio.run(scenario()))
     assert while_held == []  # never two messages on one socket at once
     assert after == ["the patch"]
     assert 0.01 not in sleeps, f"Panel polled the socket: slept {sleeps}"
