@@ -522,8 +522,12 @@ class AlibiPage(Page):
             rows = np.asarray(rows, dtype=int)
             return {"y0": rows - 0.5, "y1": rows + 0.5, KEY: rows}
 
-        outer = self._row.element("outline_outer", hv.HSpans, outline, self._rows_range)
-        inner = self._row.element("outline_inner", hv.HSpans, outline, self._rows_range)
+        outer = self._row.element(
+            "outline_outer", hv.HSpans, outline, self._rows_range, on_top=True
+        )
+        inner = self._row.element(
+            "outline_inner", hv.HSpans, outline, self._rows_range, on_top=True
+        )
         return outer.opts(fill_alpha=0, line_color=HIGHLIGHT, line_width=4) * inner.opts(
             fill_alpha=0, line_color="#FFFFFF", line_width=1.5
         )

@@ -231,6 +231,8 @@ class BrowserChoice:
         self._follow: dict[str, dict[str, tuple[str, str]]] = {}
         self._followers: dict[int, list[tuple[Any, str, str]]] = {}
         self._gather: dict[str, dict[str, tuple[str, str]]] = {}
+        #: Roles drawn on Bokeh's overlay level (see element's ``on_top``).
+        self._on_top: dict[str, bool] = {}
         #: See figure_hook: the data of each role's latest frame.
         self._by_figure = by_figure
         self._frames: dict[str, Any] = {}
@@ -254,6 +256,7 @@ class BrowserChoice:
         choices: Callable[[], np.ndarray],
         follow: Mapping[str, Mapping[str, str]] | None = None,
         gather: Mapping[str, tuple[str, str]] | None = None,
+        on_top: bool = False,
         **dims: Any,
     ) -> hv.Element:
         """The element drawing ``role`` for the current value, with its candidates attached.
@@ -272,11 +275,18 @@ class BrowserChoice:
         short vector (that head's bias per bucket); the drawn column is
         ``table[index]``, cell by cell, here and in the browser. Only the
         tables are shipped, never an image per choice.
+
+        ``on_top`` draws the role on Bokeh's overlay level, above everything
+        else in its figure: a change that only touches such roles redraws
+        the figure's overlay layer, not its whole canvas. For marks
+        (outlines, pointers, the selected line), never for the figure's
+        main data.
         """
         self._columns[role] = columns
         self._choices[role] = choices
         self._follow[role] = {k: dict(v) for k, v in (follow or {}).items()}
         self._gather[role] = dict(gather or {})
+        self._on_top[role] = on_top
         element = kind(self._chosen(role), **dims)
         if self._by_figure:
             # Found by figure_hook from the frame's data: no options per frame.
@@ -346,6 +356,12 @@ class BrowserChoice:
                 if plot.handles.get(handle) is not None
                 for prop, column in props.items()
             ]
+            renderer = plot.handles.get("glyph_renderer")
+            if owner._on_top.get(role) and renderer is not None:
+                # Bokeh redraws only a figure's overlay layer when every
+                # renderer that changed sits there (app/static/overlay.js
+                # clips that level to the frame).
+                renderer.level = "overlay"
             owner._attach(role, source, followers)
 
         return attach

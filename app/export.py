@@ -59,7 +59,7 @@ from panel.io.resources import CDN_DIST, DIST_DIR
 from .look import FONT_STACK, escape_text, figure_card
 from .main import PAGES, TITLE
 from .page import Page
-from .theme import A11Y_JS_FILE, OfflineNative
+from .theme import A11Y_JS_FILE, OVERLAY_JS_FILE, OfflineNative
 
 __all__ = ["SPECS", "ExportResult", "ExportSpec", "export", "export_figure", "main"]
 
@@ -360,12 +360,13 @@ def make_self_contained(page_html: str) -> tuple[str, int]:
 
 
 def with_a11y_script(page_html: str) -> str:
-    """``page_html`` with app/static/a11y.js inlined at the end of its body."""
-    script = A11Y_JS_FILE.read_text(encoding="utf-8")
-    if "</script" in script.lower() or "</body>" not in page_html:
-        raise ValueError("cannot inline the accessibility script")
+    """``page_html`` with app/static/a11y.js and overlay.js inlined at the end of its body."""
+    scripts = [f.read_text(encoding="utf-8") for f in (A11Y_JS_FILE, OVERLAY_JS_FILE)]
+    if any("</script" in s.lower() for s in scripts) or "</body>" not in page_html:
+        raise ValueError("cannot inline the page scripts")
     head, tail = page_html.rsplit("</body>", 1)
-    return f"{head}<script>\n{script}</script>\n</body>{tail}"
+    inlined = "".join(f"<script>\n{s}</script>\n" for s in scripts)
+    return f"{head}{inlined}</body>{tail}"
 
 
 # ------------------------------------------------------------------ exporting

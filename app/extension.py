@@ -1396,6 +1396,7 @@ class ExtensionPage(Page):
             hv.Points,
             self._pair_columns("highlight"),
             self._pairs_range,
+            on_top=True,
             kdims=[_PAIR, "wavelength"],
             group="Highlight",
         )

@@ -38,11 +38,13 @@ __all__ = ["PAGES", "AppShell", "build_app", "is_true"]
 
 #: The accessibility script (app/static/a11y.js), relative to the app's URL.
 A11Y_JS = "app/static/a11y.js"
+#: Clips glyphs on Bokeh's overlay level to the frame (app/static/overlay.js).
+OVERLAY_JS = "app/static/overlay.js"
 
 # Everything the browser loads comes from this server (offline classrooms):
 # Panel's and Bokeh's bundles are served from /static, KaTeX included. The
 # accessibility script goes into every page, the template and the embedded views.
-pn.extension("katex", design=OfflineFast, js_files={"pex_a11y": A11Y_JS})
+pn.extension("katex", design=OfflineFast, js_files={"pex_a11y": A11Y_JS, "pex_overlay": OVERLAY_JS})
 without_mathjax()
 send_without_delay()
 

@@ -902,6 +902,7 @@ class RopePage(Page):
             hv.Scatter,
             self._angle_rows,
             self._pairs,
+            on_top=True,
             kdims=[_POSITION],
             vdims=[_ANGLE, "pair"],
         ).opts(
@@ -978,6 +979,7 @@ class RopePage(Page):
             hv.Scatter,
             self._wavelength_rows,
             self._pairs,
+            on_top=True,
             kdims=[_PAIR],
             vdims=[_WAVELENGTH, "theta"],
         ).opts(fill_alpha=0, line_color=self._ink, line_width=2.5, size=16, tools=[])

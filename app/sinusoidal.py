@@ -176,8 +176,8 @@ class SinusoidalPage(Page):
     def _outline_pair(self, role: str, color: str, columns: Any = None) -> hv.Overlay:
         """A row outline (dark line, white core) as two browser-selected layers."""
         columns = columns or self._outline
-        outer = self._t.element(f"{role}_outer", hv.HSpans, columns, self._positions)
-        inner = self._t.element(f"{role}_inner", hv.HSpans, columns, self._positions)
+        outer = self._t.element(f"{role}_outer", hv.HSpans, columns, self._positions, on_top=True)
+        inner = self._t.element(f"{role}_inner", hv.HSpans, columns, self._positions, on_top=True)
         return outer.opts(fill_alpha=0, line_color=color, line_width=4) * inner.opts(
             fill_alpha=0, line_color="#FFFFFF", line_width=1.5
         )
@@ -219,6 +219,7 @@ class SinusoidalPage(Page):
             hv.Segments,
             lambda values: stack_choices(values, self._hand_rows),
             self._positions,
+            on_top=True,
             kdims=["x0", "y0", "x1", "y1"],
             vdims=[
                 hv.Dimension("pair", label="pair i (0 = fastest)"),
@@ -285,6 +286,7 @@ class SinusoidalPage(Page):
             hv.Points,
             self._peak_rows,
             self._positions,
+            on_top=True,
             kdims=["s", "dot"],
             label="s = t",
         ).opts(color=OKABE_ITO["vermillion"], size=9, tools=[], framewise=True)
@@ -293,6 +295,7 @@ class SinusoidalPage(Page):
             hv.VLines,
             lambda values: {"x": np.asarray(values, float), KEY: np.asarray(values, int)},
             self._positions,
+            on_top=True,
         ).opts(color=OKABE_ITO["vermillion"], line_dash="dashed")
         return (curve * mark * peak).opts(
             hv.opts.Overlay(legend_position="top_right", show_legend=True)
@@ -378,6 +381,7 @@ class SinusoidalPage(Page):
                 hv.Labels,
                 lambda values, has_row=has_row: self._learned_label_rows(values, has_row),
                 self._positions,
+                on_top=True,
                 kdims=["x", "y"],
                 vdims=["text"],
             ).opts(text_color=self._ink if has_row else warning_text_color(), text_font_size="11pt")

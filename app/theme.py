@@ -38,6 +38,7 @@ __all__ = [
     "A11Y_CSS",
     "A11Y_CSS_TEXT",
     "A11Y_JS_FILE",
+    "OVERLAY_JS_FILE",
     "OfflineFast",
     "OfflineNative",
     "css_served_here",
@@ -67,6 +68,8 @@ def _without_web_font(resources: dict[str, Any]) -> dict[str, Any]:
 #: The accessibility script as a file (static exports inline it; served pages
 #: load it by URL, see app/main.py).
 A11Y_JS_FILE = Path(__file__).parent / "static" / "a11y.js"
+#: The overlay-level clip (app/static/overlay.js), inlined the same way.
+OVERLAY_JS_FILE = Path(__file__).parent / "static" / "overlay.js"
 #: The sheet's text, for the plain design (also used by static exports,
 #: which have no server to fetch a file from).
 A11Y_CSS_TEXT = (Path(__file__).parent / A11Y_CSS).read_text(encoding="utf-8")

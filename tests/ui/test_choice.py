@@ -183,3 +183,62 @@ def test_choosing_a_pair_redraws_e2_in_the_browser(server, page: Page):
         )
         assert page.evaluate(_BAND)["top"] >= edge
     _only_readouts_came_back(page, frames, watch, "Pair 20: θ =", "pair=20")
+
+
+_COUNT_PAINTS = """
+() => {
+  // Count each figure's full-canvas and overlay-only paints from here on.
+  const Plot = Bokeh.Models.get('Plot');
+  let proto = Plot.prototype.default_view.prototype;
+  while (proto && !Object.prototype.hasOwnProperty.call(proto, '_paint_primary')) {
+    proto = Object.getPrototypeOf(proto);
+  }
+  const counts = window.__pePaints = {primary: {}, overlays: {}};
+  if (proto.__peCounted) return;
+  for (const [name, key] of [['_paint_primary', 'primary'], ['_paint_overlays', 'overlays']]) {
+    const original = proto[name];
+    proto[name] = function (...args) {
+      const table = window.__pePaints[key];
+      table[this.model.id] = (table[this.model.id] || 0) + 1;
+      return original.apply(this, args);
+    };
+  }
+  proto.__peCounted = true;
+}
+"""
+
+_CLIPS = """
+() => {
+  const view = Bokeh.Models.get('GlyphRenderer').prototype.default_view.prototype;
+  const getter = Object.getOwnPropertyDescriptor(view, 'needs_clip').get;
+  return [getter.call({model: {level: 'overlay'}}), getter.call({model: {level: 'glyph'}})];
+}
+"""
+
+
+_HEATMAPS = """
+() => [...Bokeh.documents[0].all_models]
+  .filter(m => Array.isArray(m.renderers)
+               && m.renderers.some(r => r.glyph && r.glyph.type === 'Image')
+               && m.renderers.some(r => r.level === 'overlay'))
+  .map(m => m.id)
+"""
+
+
+def test_moving_t_repaints_only_the_marks_of_the_heatmaps(server, page: Page):
+    """S1's and S4's outlines of t sit on Bokeh's overlay level: moving t redraws
+    only that layer of the two heatmaps, never the images under it. (S2's hands
+    and S3's curve are those figures' data, so theirs are redrawn whole.)"""
+    watch, _frames = _open_recording(page, f"{server['url']}?page=sinusoidal", 4)
+    heatmaps = page.evaluate(_HEATMAPS)
+    assert len(heatmaps) == 2
+    page.evaluate(_COUNT_PAINTS)
+    page.evaluate(_SET, ["Position t", 21])
+    page.wait_for_function(f"() => ({_PEAK})().every(s => s === 21)", timeout=5_000)
+    page.wait_for_timeout(800)
+    paints = page.evaluate("() => window.__pePaints")
+    for plot in heatmaps:
+        assert paints["overlays"].get(plot, 0) >= 1, paints
+        assert paints["primary"].get(plot, 0) == 0, paints
+    assert page.evaluate(_CLIPS) == [True, False]  # overlay glyphs clipped to the frame
+    assert not watch.errors
