@@ -359,7 +359,7 @@ def make_self_contained(page_html: str) -> tuple[str, int]:
     return out, states[0]
 
 
-def with_a11y_script(page_html: str) -> str:
+def with_page_scripts(page_html: str) -> str:
     """``page_html`` with app/static/a11y.js and overlay.js inlined at the end of its body."""
     scripts = [f.read_text(encoding="utf-8") for f in (A11Y_JS_FILE, OVERLAY_JS_FILE)]
     if any("</script" in s.lower() for s in scripts) or "</body>" not in page_html:
@@ -394,7 +394,7 @@ def export_figure(spec: ExportSpec, outdir: Path) -> ExportResult:
                 template_variables={"app_favicon": "data:,", "apple_icon": ""},
             )
         page_html, states = make_self_contained(buffer.getvalue())
-        page_html = with_a11y_script(page_html)
+        page_html = with_page_scripts(page_html)
         if states != len(spec.values):
             raise ValueError(f"{states} of {len(spec.values)} states were recorded")
         result.path = outdir / spec.filename
