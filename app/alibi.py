@@ -401,6 +401,7 @@ class AlibiPage(Page):
             hv.Points,
             self._slope_rows,
             self._heads_range,
+            on_top=True,
             kdims=[hv.Dimension("h", label="head h"), hv.Dimension("slope", label="slope m_h")],
         ).opts(
             marker="circle",
@@ -755,11 +756,13 @@ class AlibiPage(Page):
     @param.depends("heads", "max_distance")
     def _decay_selected(self) -> hv.Overlay:
         x_dim = hv.Dimension("x", label="distance Δ = i − j (positions back, log scale)")
+        # Moving with the head, on the overlay level (A4 has no legend for it to cover).
         curve = self._head.element(
             "decay",
             hv.Curve,
             self._decay_rows,
             self._heads_range,
+            on_top=True,
             kdims=[x_dim],
             vdims=[hv.Dimension("y", label="weight factor e^(−m·Δ)")],
             label="selected head",
@@ -769,6 +772,7 @@ class AlibiPage(Page):
             hv.Points,
             lambda heads: self._half_life_rows(heads, text=False),
             self._heads_range,
+            on_top=True,
             kdims=["x", "y"],
         ).opts(color=WARNING, size=9, tools=[])
         text = self._head.element(
@@ -776,6 +780,7 @@ class AlibiPage(Page):
             hv.Labels,
             lambda heads: self._half_life_rows(heads, text=True),
             self._heads_range,
+            on_top=True,
             kdims=["x", "y"],
             vdims=["text"],
         ).opts(text_color=self._ink, text_align="left", text_font_size="10pt")

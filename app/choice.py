@@ -280,7 +280,8 @@ class BrowserChoice:
         else in its figure: a change that only touches such roles redraws
         the figure's overlay layer, not its whole canvas. For marks
         (outlines, pointers, the selected line), never for the figure's
-        main data.
+        main data, unless the figure has no legend inside its frame: the
+        overlay layer is drawn above a legend, whatever its level.
         """
         self._columns[role] = columns
         self._choices[role] = choices

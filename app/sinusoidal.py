@@ -273,11 +273,14 @@ class SinusoidalPage(Page):
 
     @param.depends("n", "d", "base")
     def _similarity(self) -> hv.Overlay:
+        # The curve moves with t like its marks, so it is drawn on the overlay
+        # level with them; the legend sits above the frame, out of its way.
         curve = self._t.element(
             "similarity",
             hv.Curve,
             self._similarity_rows,
             self._positions,
+            on_top=True,
             kdims=[hv.Dimension("s", label="position s")],
             vdims=[hv.Dimension("dot", label="PE(t)·PE(s)")],
         ).opts(color=OKABE_ITO["blue"], line_width=2, tools=["hover"], framewise=True)
@@ -297,9 +300,7 @@ class SinusoidalPage(Page):
             self._positions,
             on_top=True,
         ).opts(color=OKABE_ITO["vermillion"], line_dash="dashed")
-        return (curve * mark * peak).opts(
-            hv.opts.Overlay(legend_position="top_right", show_legend=True)
-        )
+        return (curve * mark * peak).opts(hv.opts.Overlay(legend_position="top", show_legend=True))
 
     @param.depends("t", "k", "d", "base")
     def _shift_readout(self) -> str:
@@ -453,7 +454,7 @@ class SinusoidalPage(Page):
             )
         )
         similarity = hv.DynamicMap(self._similarity).opts(
-            hv.opts.Overlay(framewise=True, **plot_opts())
+            hv.opts.Overlay(framewise=True, **plot_opts(height=340))
         )
         learned = hv.DynamicMap(self._learned_image) * hv.DynamicMap(self._learned_marks)
         return {

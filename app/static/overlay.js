@@ -1,4 +1,8 @@
-/* Clip Bokeh's overlay level to the plot frame for glyph renderers.
+/* Two BokehJS adjustments that let a browser-selected mark repaint only
+ * what it changes (issue 8). Both are guarded: if a later BokehJS renames
+ * what they wrap, the page works as before, only slower.
+ *
+ * 1. Clip Bokeh's overlay level to the plot frame for glyph renderers.
  *
  * The marks a control selects in the browser (app/choice.py) are drawn at
  * Bokeh's "overlay" level: when only overlay renderers change, Bokeh redraws
@@ -8,21 +12,66 @@
  * for annotations that place themselves; a glyph there, zoomed or panned,
  * would be drawn over the axes. Here a glyph renderer on the overlay level
  * is clipped like any other glyph.
+ *
+ * 2. A colour bar relays out its figure only when what it shows changes.
+ * Every new data of a colour-mapped glyph makes its mapper announce new
+ * metrics, and ColorBarView answers each with a full layout and repaint of
+ * the figure, even when the mapper's low and high are fixed and nothing on
+ * the bar moved (S2's clock hands: ~8 ms per change of t). Here the bar
+ * answers only when its range, display cut-offs or palette differ from the
+ * last answer.
  */
 (function () {
   "use strict";
 
+  function viewOf(B, name) {
+    try {
+      var model = B.Models.get(name);
+      return model && model.prototype.default_view ? model.prototype.default_view.prototype : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  // What a colour bar shows: its mapper, range, display cut-offs and palette
+  // (null for a scanning mapper, whose bins follow the data: always redrawn).
+  function barKey(view) {
+    try {
+      var mapper = view.color_mapper;
+      if (!mapper || !mapper.metrics || "binning" in mapper.metrics) return null;
+      var m = view._continuous_metrics(mapper);
+      return [mapper.id, m.min, m.max, view.model.display_low, view.model.display_high,
+              Array.from(mapper.palette).join(",")].join("|");
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function quietColorBar(proto) {
+    if (!proto || proto.__peQuietBar) return;
+    var changed = proto._metrics_changed;
+    var image = proto._set_canvas_image;
+    if (typeof changed !== "function" || typeof image !== "function" ||
+        typeof proto._continuous_metrics !== "function") return;
+    proto._set_canvas_image = function () {
+      var out = image.apply(this, arguments);
+      this.__peBarKey = barKey(this);
+      return out;
+    };
+    proto._metrics_changed = function () {
+      var key = barKey(this);
+      if (key !== null && key === this.__peBarKey) return;
+      return changed.apply(this, arguments);
+    };
+    proto.__peQuietBar = true;
+  }
+
   function patch() {
     var B = window.Bokeh;
     if (!B || !B.Models || !B.Models.get) return false;
-    var GlyphRenderer;
-    try {
-      GlyphRenderer = B.Models.get("GlyphRenderer");
-    } catch (e) {
-      return false;
-    }
-    if (!GlyphRenderer || !GlyphRenderer.prototype.default_view) return false;
-    var proto = GlyphRenderer.prototype.default_view.prototype;
+    var proto = viewOf(B, "GlyphRenderer");
+    if (!proto) return false;
+    quietColorBar(viewOf(B, "ColorBar"));
     if (proto.__peClipsOverlay) return true;
     var owner = proto;
     while (owner && !Object.getOwnPropertyDescriptor(owner, "needs_clip")) {

@@ -28,6 +28,16 @@ _SET = """
 }
 """
 
+# A throttled slider (n, d) tells the server when it is released.
+_SET_RELEASED = """
+([title, value]) => {
+  const doc = Bokeh.documents[0];
+  const slider = [...doc.all_models].find(
+    m => typeof m.title === 'string' && m.title.startsWith(title));
+  slider.setv({value, value_throttled: value});
+}
+"""
+
 _PEAK = """
 () => {
   const doc = Bokeh.documents[0];
@@ -225,20 +235,52 @@ _HEATMAPS = """
 """
 
 
-def test_moving_t_repaints_only_the_marks_of_the_heatmaps(server, page: Page):
-    """S1's and S4's outlines of t sit on Bokeh's overlay level: moving t redraws
-    only that layer of the two heatmaps, never the images under it. (S2's hands
-    and S3's curve are those figures' data, so theirs are redrawn whole.)"""
+_FIGURES = """
+() => [...Bokeh.documents[0].all_models]
+  .filter(m => m instanceof Bokeh.Models.get('Plot'))
+  .map(m => m.id)
+"""
+
+_CLOCK_BAR = """
+() => {
+  // S2's colour bar (the one whose mapper colours line segments) as drawn.
+  const doc = Bokeh.documents[0];
+  const plot = [...doc.all_models].find(
+    m => Array.isArray(m.renderers)
+         && m.renderers.some(r => r.glyph && r.glyph.type === 'Segment'));
+  const bar = plot.right.find(r => r.type === 'ColorBar');
+  const view = Bokeh.index.find_one(bar);
+  return {plot: plot.id, high: bar.color_mapper.high, axis_end: view._major_range.end,
+          colors: bar.color_mapper.palette.length};
+}
+"""
+
+
+def test_moving_t_repaints_only_the_overlay_layer_of_every_figure(server, page: Page):
+    """Everything t moves on Sinusoidal sits on Bokeh's overlay level: S1's and
+    S4's outlines, S2's hands, S3's curve and marks. Moving t redraws only that
+    layer of each figure, never the images, axes or colour bars under it. S2's
+    colour bar would otherwise relay out its figure on every new set of hands
+    (app/static/overlay.js keeps it still while what it shows is unchanged),
+    and still follows a real change (d changes the number of pairs)."""
     watch, _frames = _open_recording(page, f"{server['url']}?page=sinusoidal", 4)
-    heatmaps = page.evaluate(_HEATMAPS)
-    assert len(heatmaps) == 2
+    figures = page.evaluate(_FIGURES)
+    assert len(figures) == 4
     page.evaluate(_COUNT_PAINTS)
-    page.evaluate(_SET, ["Position t", 21])
-    page.wait_for_function(f"() => ({_PEAK})().every(s => s === 21)", timeout=5_000)
+    for t in (21, 22):  # the first change after the page loads included
+        page.evaluate(_SET, ["Position t", t])
+        page.wait_for_function(f"() => ({_PEAK})().every(s => s === {t})", timeout=5_000)
     page.wait_for_timeout(800)
     paints = page.evaluate("() => window.__pePaints")
-    for plot in heatmaps:
+    for plot in figures:
         assert paints["overlays"].get(plot, 0) >= 1, paints
         assert paints["primary"].get(plot, 0) == 0, paints
     assert page.evaluate(_CLIPS) == [True, False]  # overlay glyphs clipped to the frame
+    bar = page.evaluate(_CLOCK_BAR)
+    assert (bar["high"], bar["axis_end"], bar["colors"]) == (31, 31, 32)  # d = 64: 32 pairs
+    page.evaluate(_SET_RELEASED, ["Dimension d", 16])
+    page.wait_for_function(f"() => ({_CLOCK_BAR})().axis_end === 7", timeout=10_000)
+    bar = page.evaluate(_CLOCK_BAR)
+    assert (bar["high"], bar["colors"]) == (7, 8)
+    assert page.evaluate("() => window.__pePaints")["primary"].get(bar["plot"], 0) >= 1
     assert not watch.errors
