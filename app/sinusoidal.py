@@ -182,7 +182,22 @@ class SinusoidalPage(Page):
             fill_alpha=0, line_color="#FFFFFF", line_width=1.5
         )
 
-    @param.depends("n")
+    # The marks' DynamicMaps do not depend on n (or max_len) either: those only
+    # change which positions exist, and _refresh_marks redraws the marks and
+    # ships their candidates in place (BrowserChoice.refresh), sparing
+    # HoloViews a re-render of three figures per change.
+    _MARKS_OF_N: ClassVar[tuple[str, ...]] = (
+        "table_outer",
+        "table_inner",
+        "hands",
+        *(f"learned_{r}_{p}" for r in ("row", "no_row") for p in ("outer", "inner", "label")),
+    )
+
+    @param.depends("n", "max_len", watch=True)
+    def _refresh_marks(self) -> None:
+        self._t.refresh(*self._MARKS_OF_N)
+
+    @param.depends()
     def _table_highlight(self) -> hv.Overlay:
         return self._outline_pair("table", HIGHLIGHT)
 
@@ -211,7 +226,7 @@ class SinusoidalPage(Page):
             "line_width": width,
         }
 
-    @param.depends("n", "d", "base")
+    @param.depends("d", "base")
     def _clock_hands(self) -> hv.Segments:
         pairs = self.d // 2
         return self._t.element(
@@ -365,7 +380,7 @@ class SinusoidalPage(Page):
             KEY: values,
         }
 
-    @param.depends("n", "max_len", "d")
+    @param.depends("d")
     def _learned_marks(self) -> hv.Overlay:
         layers = []
         for has_row, color in ((True, HIGHLIGHT), (False, WARNING)):

@@ -12,6 +12,7 @@ import numpy as np
 import panel as pn
 import pytest
 from bokeh.document import Document
+from panel.io.state import set_curdoc
 
 from app.choice import KEY
 from app.main import PAGES
@@ -84,28 +85,91 @@ def test_candidates_are_what_the_server_draws(slug):
             for control in choice.controls:
                 low, high = page.param[control].bounds
                 values[control] = int(rng.integers(low, high + 1))
-            candidates = {role: dict(choice.sources(role)[0].tags[0].data) for role in roles}
-            gather = {role: list(choice.sources(role)[0].tags[0].tags) for role in roles}
-            before = {role: dict(choice.sources(role)[0].data) for role in roles}
-            page.set_state(**values)
-            assert {c: getattr(page, c) for c in values} == values
-            key = sum(v * s for v, s in zip(values.values(), choice.strides, strict=True))
-            for role in roles:
-                (source,) = choice.sources(role)
-                # The columns the browser has (a redraw from the server may add
-                # the raw columns behind HoloViews' mapped ones, e.g. align).
-                drawn = {name: source.data[name] for name in before[role]}
-                where = f"{slug} {values} {role}"
-                _assert_same(
-                    _browser_draws(candidates[role], gather[role], before[role], key, drawn),
-                    drawn,
-                    where,
-                )
-                # Properties that follow the choice (axis ends, colour scales).
-                tags = source.tags
-                for model, prop, column in zip(tags[1::3], tags[2::3], tags[3::3], strict=True):
-                    expected = _rows(candidates[role], key, [column])[column][0]
-                    assert getattr(model, prop) == pytest.approx(expected, rel=1e-6), where
+            _assert_browser_draws_what_the_server_draws(page, choice, values, slug)
+
+
+def _assert_browser_draws_what_the_server_draws(page, choice, values: dict, where: str) -> None:
+    """Set ``values`` (the choice's controls) in Python: what the server draws
+    is what the browser would have selected from the candidates shipped before."""
+    roles = list(choice._columns)
+    shipped = [role for role in roles if choice.has_candidates(role)]
+    candidates = {role: dict(choice.sources(role)[0].tags[0].data) for role in shipped}
+    gather = {role: list(choice.sources(role)[0].tags[0].tags) for role in shipped}
+    before = {role: dict(choice.sources(role)[0].data) for role in shipped}
+    page.set_state(**values)
+    assert {c: getattr(page, c) for c in values} == values
+    key = sum(v * s for v, s in zip(values.values(), choice.strides, strict=True))
+    for role in shipped:
+        (source,) = choice.sources(role)
+        # The columns the browser has (a redraw from the server may add
+        # the raw columns behind HoloViews' mapped ones, e.g. align).
+        drawn = {name: source.data[name] for name in before[role]}
+        here = f"{where} {values} {role}"
+        _assert_same(
+            _browser_draws(candidates[role], gather[role], before[role], key, drawn),
+            drawn,
+            here,
+        )
+        # Properties that follow the choice (axis ends, colour scales).
+        tags = source.tags
+        for model, prop, column in zip(tags[1::3], tags[2::3], tags[3::3], strict=True):
+            expected = _rows(candidates[role], key, [column])[column][0]
+            assert getattr(model, prop) == pytest.approx(expected, rel=1e-6), here
+
+
+@pytest.mark.parametrize(
+    "changes", [{"n": 100}, {"max_len": 10}, {"n": 20, "max_len": 30}, {"n": 3, "t": 2}]
+)
+def test_sinusoidal_marks_follow_n_and_max_len_in_place(changes):
+    """n and max_len only change which positions exist and which have a row:
+    the marks of t are redrawn and their candidates shipped again in place
+    (BrowserChoice.refresh), for exactly the positions 0 … n − 1."""
+    page = _rendered("sinusoidal")
+    choice = page.choices["t"]
+    sources = {role: choice.sources(role) for role in page._MARKS_OF_N}
+    page.set_state(**changes)
+    n = page.n
+    for role in page._MARKS_OF_N:
+        assert choice.sources(role) == sources[role], role  # the same Bokeh sources
+        (source,) = sources[role]
+        assert choice.has_candidates(role), role
+        keys = set(np.unique(source.tags[0].data[KEY]).tolist())
+        if role.startswith("learned_row"):
+            assert keys == set(range(min(n, page.max_len))), role
+        elif role.startswith("learned_no_row"):
+            assert keys == set(range(page.max_len, n)), role
+        else:
+            assert keys == set(range(n)), role
+    for t in sorted({0, n - 1, n // 2, min(page.max_len, n - 1)}):
+        _assert_browser_draws_what_the_server_draws(page, choice, {"t": t}, f"{changes}")
+
+
+def test_a_page_shown_again_draws_the_current_choice():
+    """Going to another page and back builds the figures' plots again, from the
+    frames their DynamicMaps remember: the marks of t must show the t of now,
+    not the t they were first drawn for."""
+    from app.main import build_app
+    from app.page import one_update
+
+    doc = Document()
+    with set_curdoc(doc):
+        app = build_app({"page": "sinusoidal"})
+        app.server_doc(doc)
+        shell = app.shell
+        page = shell.current
+        with one_update():
+            page.set_state(t=20, n=100)
+        with one_update():
+            shell.page = "rope"
+        with one_update():
+            shell.page = "sinusoidal"
+        for role in page._MARKS_OF_N[:3]:
+            shown = [s for s in page.choices["t"].sources(role) if s.document is doc]
+            assert shown, role
+            for source in shown:
+                expected = page.choices["t"]._chosen(role, 20)
+                _assert_same(dict(source.data), expected, role)
+                assert set(np.unique(source.tags[0].data[KEY]).tolist()) == set(range(100))
 
 
 def test_past_the_limit_the_server_draws_the_figure():
