@@ -197,8 +197,9 @@ class SinusoidalPage(Page):
     def _refresh_marks(self) -> None:
         self._t.refresh(*self._MARKS_OF_N)
 
-    @param.depends()
     def _table_highlight(self) -> hv.Overlay:
+        # Built once, not a DynamicMap: nothing but t and n moves it (a
+        # DynamicMap without dependencies would be called on every update).
         return self._outline_pair("table", HIGHLIGHT)
 
     # ------------------------------------------------------------- S2 clock
@@ -458,7 +459,7 @@ class SinusoidalPage(Page):
         #: S1–S4's marks of position t, selected in the browser.
         self._t = BrowserChoice("t", lambda: self.t)
         self.choices = {"t": self._t}
-        table = hv.DynamicMap(self._table_image) * hv.DynamicMap(self._table_highlight)
+        table = hv.DynamicMap(self._table_image) * self._table_highlight()
         clock = (self._clock_face() * hv.DynamicMap(self._clock_hands)).opts(
             hv.opts.Overlay(
                 xlim=(-1.25, 1.25),

@@ -16,6 +16,7 @@ from playwright.sync_api import Page, expect
 from app.relative import BIAS_SEED
 from positional_core.relative import t5_bias_matrix, t5_random_bucket_biases
 from positional_core.rope import rope_frequencies
+from positional_core.sinusoidal import sinusoidal_code
 
 from .helpers import PageWatch, open_page
 
@@ -119,6 +120,33 @@ def test_moving_t_redraws_in_the_browser_without_server_data(server, page: Page)
         page.evaluate(_SET, ["Position t", t])
         page.wait_for_function(f"() => ({_PEAK})().every(s => s === {t})", timeout=5_000)
     _only_readouts_came_back(page, frames, watch, "for t = 33, k = 3", "t=33")
+
+
+_HANDS = """
+() => {
+  const doc = Bokeh.documents[0];
+  const source = [...doc.all_models].find(
+    m => typeof m.name === 'string' && m.name.startsWith('pe-choice:t:') && 'omega' in m.data);
+  return {sin: Array.from(source.data.sin), keys: new Set(source.tags[0].data.__key).size};
+}
+"""
+
+
+def test_after_n_grows_the_browser_selects_the_new_positions(server, page: Page):
+    """n is redrawn in place (BrowserChoice.refresh): the candidates the browser
+    holds grow with it, and a t past the old n is drawn in the browser, right."""
+    watch, frames = _open_recording(page, f"{server['url']}?page=sinusoidal", 4)
+    assert page.evaluate(_HANDS)["keys"] == 64
+    page.evaluate(_SET_RELEASED, ["Number of positions n", 100])
+    page.wait_for_function(f"() => ({_HANDS})().keys === 100", timeout=10_000)
+    page.wait_for_timeout(300)
+    frames.clear()
+    page.evaluate(_SET, ["Position t", 90])
+    page.wait_for_function(f"() => ({_PEAK})().every(s => s === 90)", timeout=5_000)
+    np.testing.assert_allclose(
+        page.evaluate(_HANDS)["sin"], sinusoidal_code(90, 64)[0::2], rtol=1e-6, atol=1e-6
+    )
+    _only_readouts_came_back(page, frames, watch, "for t = 90, k = 3", "t=90")
 
 
 def test_a_hidden_quick_check_answer_updates_without_re_laying_out_the_page(server, page: Page):
