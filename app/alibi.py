@@ -517,8 +517,14 @@ class AlibiPage(Page):
             framewise=True,
         )
 
-    @param.depends("seq_len")
+    @param.depends("seq_len", watch=True)
+    def _refresh_row_outline(self) -> None:
+        # T only changes which rows exist: the outline is redrawn and its
+        # candidates shipped in place, not re-rendered through HoloViews.
+        self._row.refresh("outline_outer", "outline_inner")
+
     def _row_highlight(self) -> hv.Overlay:
+        # Built once (see _refresh_row_outline); the browser moves it.
         def outline(rows: np.ndarray) -> dict[str, np.ndarray]:
             rows = np.asarray(rows, dtype=int)
             return {"y0": rows - 0.5, "y1": rows + 0.5, KEY: rows}
@@ -927,7 +933,7 @@ class AlibiPage(Page):
         slopes = (hv.DynamicMap(self._slope_points) * hv.DynamicMap(self._slope_selected)).opts(
             hv.opts.Overlay(**plot_opts(height=310))
         )
-        matrix = (hv.DynamicMap(self._bias_image) * hv.DynamicMap(self._row_highlight)).opts(
+        matrix = (hv.DynamicMap(self._bias_image) * self._row_highlight()).opts(
             hv.opts.Overlay(**plot_opts(height=340))
         )
         bars = hv.DynamicMap(self._weight_bars).opts(
