@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
 from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 #: Bokeh draws each plot on a canvas inside the figure's shadow root.
 CANVAS = ".bk-Canvas canvas"
@@ -94,6 +96,25 @@ def slider_handle_names(page: Page) -> list[str]:
             ".map(el => el.getAttribute('aria-label') || '')"
         )
     )
+
+
+_A11Y_SCANNED = """(() => {
+  const els = deepElements();
+  const layers = els.filter(el => el.matches('.bk-layer.bk-events[tabindex]'));
+  const handles = els.filter(el => el.classList.contains('noUi-handle'));
+  return layers.length > 0 && [...layers, ...handles].every(el => el.getAttribute('aria-label'));
+})()"""
+
+
+def wait_for_a11y_scan(page: Page, timeout: float = 10_000) -> None:
+    """Wait until app/static/a11y.js has named every figure and slider handle drawn.
+
+    The script scans when the browser is idle (``requestIdleCallback``, at most
+    ~1.2 s after the page or a change; later on a busy machine). On timeout
+    this returns anyway, for the caller's assertions to say what is missing.
+    """
+    with contextlib.suppress(PlaywrightTimeoutError):
+        page.wait_for_function(deep_js(_A11Y_SCANNED), timeout=timeout)
 
 
 def deep_count(page: Page, selector: str) -> int:

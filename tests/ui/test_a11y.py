@@ -16,7 +16,13 @@ from axe_playwright_python.sync_playwright import Axe
 
 from app.main import PAGES
 
-from .helpers import PageWatch, new_server_errors, open_page, slider_handle_names
+from .helpers import (
+    PageWatch,
+    new_server_errors,
+    open_page,
+    slider_handle_names,
+    wait_for_a11y_scan,
+)
 
 SLUGS = list(PAGES)
 THEMES = ["default", "dark"]
@@ -165,6 +171,7 @@ def loaded(request, a11y_context, server):
     # Every component's stylesheets (the focus ring is in one) have loaded, and
     # a11y.js has labelled what was drawn last.
     page.wait_for_function(STYLES_LOADED, timeout=60_000)
+    wait_for_a11y_scan(page)
     page.wait_for_timeout(300)
     expected = page.evaluate(FOCUS_PROBE)
     yield {"page": page, "slug": slug, "theme": theme, "expected": expected, "watch": watch}
@@ -270,7 +277,7 @@ def test_embedded_views_have_the_accessibility_script_and_pass_axe(a11y_context,
         watch = PageWatch().attach(page)
         open_page(page, f"{server['url']}?{query}", timeout=90_000)
         page.wait_for_function(STYLES_LOADED, timeout=60_000)
-        page.wait_for_timeout(300)
+        wait_for_a11y_scan(page)
         handles = slider_handle_names(page)
         assert handles and all(handles), f"unnamed slider handles: {handles}"
         results = _axe(page)

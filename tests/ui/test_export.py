@@ -16,7 +16,7 @@ import pytest
 from app.export import MAX_BYTES, select_specs
 
 from .conftest import ROOT
-from .helpers import open_page, slider_handle_names
+from .helpers import open_page, slider_handle_names, wait_for_a11y_scan
 
 #: One figure per kind of control (slider, buttons, select); CI stays fast.
 ONLY = ("alibi:matrix", "order:permutation", "order:similarity")
@@ -124,6 +124,7 @@ def test_exported_figure_is_accessible(page, exported):
 
     seen = _offline(page)
     open_page(page, (exported / select_specs(["alibi:matrix"])[0].filename).as_uri())
+    wait_for_a11y_scan(page)
     handles = slider_handle_names(page)
     assert handles and all(handles), f"slider handles without a name: {handles}"
     violations = Axe().run(page, options={"resultTypes": ["violations"]}).response["violations"]
