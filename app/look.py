@@ -26,6 +26,17 @@ hv.extension("bokeh", logo=False)
 # without a GPU (headless, many classroom laptops, a remote desktop) that copy
 # was half of each repaint (measured in benchmarks/latency.py).
 hv.renderer("bokeh").webgl = False
+# Every figure's axes follow its data from one update to the next (the
+# figures are explanations: a new base or d moves the data, and the axes must
+# show it). HoloViews decides that from the *elements'* ``framewise``; set on
+# an overlay, as the pages did, it is used for the first frame only (measured:
+# Context extension's E1 kept the y range of base 10,000 after base 10⁶, with
+# its slowest pairs above the top of the figure; tests/app/test_inplace.py).
+_FRAMEWISE = (
+    "Bars Curve Ellipse HLines HSpans Image Labels Path Points Polygons Rectangles Scatter "
+    "Segments Text VLines VSpans"
+)
+hv.opts.defaults(*(getattr(hv.opts, kind)(framewise=True) for kind in _FRAMEWISE.split()))
 
 __all__ = [
     "CODE_CLIM",
