@@ -930,20 +930,16 @@ class AlibiPage(Page):
             ("head", "row"), lambda: self.head * _ROW_STRIDE + self.row, strides=(_ROW_STRIDE, 1)
         )
         self.choices = {"head": self._head, "row": self._row, "head, row": self._pair}
-        slopes = (hv.DynamicMap(self._slope_points) * hv.DynamicMap(self._slope_selected)).opts(
+        slopes = self.in_place(self._slope_points, self._slope_selected).opts(
             hv.opts.Overlay(**plot_opts(height=310))
         )
-        matrix = (hv.DynamicMap(self._bias_image) * self._row_highlight()).opts(
+        matrix = self.in_place(self._bias_image, self._row_highlight()).opts(
             hv.opts.Overlay(**plot_opts(height=340))
         )
-        bars = hv.DynamicMap(self._weight_bars).opts(
+        bars = self.in_place(self._weight_bars).opts(
             hv.opts.Overlay(framewise=True, **plot_opts(height=300))
         )
-        decay = (
-            hv.DynamicMap(self._decay_paths)
-            * hv.DynamicMap(self._decay_selected)
-            * hv.DynamicMap(self._decay_marks)
-        ).opts(
+        decay = self.in_place(self._decay_paths, self._decay_selected, self._decay_marks).opts(
             hv.opts.Overlay(
                 logx=True,
                 ylim=(0, 1.12),

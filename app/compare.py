@@ -920,7 +920,7 @@ class ComparePage(Page):
         for column in SCHEME_COLUMNS:
             method = getattr(self, f"_figure_{column.key}")
             opts = {**small, **_FIGURE_OPTS.get(column.key, {})}
-            plot = hv.DynamicMap(method).opts(hv.opts.Overlay(framewise=True, **opts))
+            plot = self.in_place(method).opts(hv.opts.Overlay(framewise=True, **opts))
             figures[column.key] = Figure(
                 title=column.title,
                 plot=plot,

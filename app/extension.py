@@ -2045,9 +2045,8 @@ class ExtensionPage(Page):
         attach_pairs = self._pair_choice.figure_hook()
         self.choices = {"pair": self._pair_choice}
         e1_hover = _sci_hover(_E1_TOOLTIPS)
-        schedule = (
-            hv.DynamicMap(self._schedule_plot) * hv.DynamicMap(self._schedule_highlight)
-        ).opts(
+        in_place = self.in_place
+        schedule = in_place(self._schedule_plot, self._schedule_highlight).opts(
             hv.opts.Scatter(
                 "Pairs",
                 color="status",
@@ -2099,7 +2098,7 @@ class ExtensionPage(Page):
             )
             for m in ("default", "linear", "ntk")
         ]
-        band = hv.DynamicMap(self._band_plot).opts(
+        band = in_place(self._band_plot).opts(
             hv.opts.HSpans(
                 "Band",
                 color=OKABE_ITO["sky"],
@@ -2129,7 +2128,7 @@ class ExtensionPage(Page):
                 **plot_opts(height=360),
             ),
         )
-        slowdown = hv.DynamicMap(self._slowdown_plot).opts(
+        slowdown = in_place(self._slowdown_plot).opts(
             hv.opts.VSpans("Ramp", color=OKABE_ITO["orange"], fill_alpha=0.15, line_alpha=0),
             *reference_styles,
             hv.opts.Curve("Selected", line_width=3),
@@ -2150,7 +2149,7 @@ class ExtensionPage(Page):
                 **plot_opts(height=300),
             ),
         )
-        ramp = hv.DynamicMap(self._ramp_plot).opts(
+        ramp = in_place(self._ramp_plot).opts(
             hv.opts.Curve(
                 framewise=True,
                 color=OKABE_ITO["orange"],

@@ -291,8 +291,8 @@ class OrderPage(Page):
         return f"A = “{a}”, B = “{b}”. {why}"
 
     def _build_figures(self) -> dict[str, Figure]:
-        bars = hv.DynamicMap(self._bars).opts(hv.opts.Overlay(**plot_opts(height=320)))
-        picture = hv.DynamicMap(self._permutation).opts(hv.opts.Overlay(**plot_opts(height=320)))
+        bars = self.in_place(self._bars).opts(hv.opts.Overlay(**plot_opts(height=320)))
+        picture = self.in_place(self._permutation).opts(hv.opts.Overlay(**plot_opts(height=320)))
         return {
             "similarity": Figure(
                 title="O2 · Does the layer see the word order?",

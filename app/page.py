@@ -10,7 +10,9 @@ A page subclass declares
   ``d`` even) as a pure function of a values dict, and :meth:`Page.dynamic_bounds`:
   the bounds that follow from other values;
 - :meth:`Page._build_figures`: its figures by name (each plot built once and
-  updated in place), and :meth:`Page._build_quick_check`.
+  updated in place: ``self.in_place(self._plot)`` makes a figure's
+  ``DynamicMap`` from ``param.depends`` methods, see :mod:`app.inplace`), and
+  :meth:`Page._build_quick_check`.
 
 The shell (``main.py``) puts :meth:`controls` in the sidebar and :meth:`content`
 in the main area; ``page.__panel__()`` shows both, for use outside the shell.
@@ -30,6 +32,7 @@ from bokeh.model import Model
 from bokeh.model.util import visit_value_and_its_immediate_references
 
 from .choice import BrowserChoice
+from .inplace import InPlace
 from .look import Figure, QuickCheck, figure_card, notice_pane, quick_check_card, text_color
 from .urlstate import read_query
 
@@ -178,6 +181,8 @@ class Page(pn.viewable.Viewer):
         self.param.watch(self._forget_notes, self.control_names())
         #: Controls whose figures the browser selects (set by ``_build_figures``).
         self.choices: dict[str, BrowserChoice] = {}
+        #: Builds figures redrawn in place: ``self.in_place(self._plot)`` (app/inplace.py).
+        self.in_place = InPlace(self)
         self._figures: dict[str, Figure] = self._build_figures()
         for choice in {id(c): c for c in self.choices.values()}.values():
             self.param.watch(lambda *_events, choice=choice: choice.sync(), list(choice.controls))

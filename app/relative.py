@@ -804,7 +804,7 @@ class RelativePage(Page):
         #: T1b's head, selected in the browser.
         self._head = BrowserChoice("head", lambda: self.head)
         self.choices = {"head": self._head}
-        steps = hv.DynamicMap(self._bucket_chart).opts(
+        steps = self.in_place(self._bucket_chart).opts(
             hv.opts.Overlay(
                 framewise=True,
                 xlabel=_OFFSET.label,
@@ -813,13 +813,13 @@ class RelativePage(Page):
                 **plot_opts(height=320),
             )
         )
-        matrix = (hv.DynamicMap(self._bias_image) * hv.DynamicMap(self._bias_mask)).opts(
+        matrix = self.in_place(self._bias_image, self._bias_mask).opts(
             hv.opts.Overlay(shared_axes=False, **plot_opts(height=340))
         )
-        shaw = hv.DynamicMap(self._shaw_chart).opts(
+        shaw = self.in_place(self._shaw_chart).opts(
             hv.opts.Overlay(shared_axes=False, **plot_opts(height=340))
         )
-        nope = hv.DynamicMap(self._nope_plot).opts(
+        nope = self.in_place(self._nope_plot).opts(
             hv.opts.Overlay(framewise=True, shared_axes=False, **plot_opts(height=300))
         )
         return {

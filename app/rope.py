@@ -1136,7 +1136,7 @@ class RopePage(Page):
         circle = self._pair_plot()
 
         def curves(method: Any, legend_cols: int) -> hv.DynamicMap:
-            return hv.DynamicMap(method).opts(
+            return self.in_place(method).opts(
                 hv.opts.Overlay(
                     legend_position="bottom",
                     legend_cols=legend_cols,
@@ -1190,7 +1190,7 @@ class RopePage(Page):
             ),
             "decay": Figure(
                 title="R5 · Long-range decay: the RoFormer bound",
-                plot=hv.DynamicMap(self._decay_plot).opts(framewise=True, **plot_opts(height=320)),
+                plot=self.in_place(self._decay_plot).opts(framewise=True, **plot_opts(height=320)),
                 caption=(
                     "Su et al. bound the score of any query and key by a content factor times "
                     "this curve, which shrinks as the two tokens move apart: RoPE builds in a "
@@ -1208,9 +1208,7 @@ class RopePage(Page):
             ),
             "angles": Figure(
                 title="R3 · Angle of each pair against position",
-                plot=(
-                    hv.DynamicMap(self._angles_plot) * hv.DynamicMap(self._angles_highlight)
-                ).opts(
+                plot=(self.in_place(self._angles_plot, self._angles_highlight)).opts(
                     hv.opts.Overlay(
                         framewise=True,
                         yticks=[(i * np.pi / 2, t) for i, t in enumerate(_TURN_TICKS)],
@@ -1230,9 +1228,9 @@ class RopePage(Page):
             ),
             "wavelengths": Figure(
                 title="R3 · Wavelength of every pair",
-                plot=(
-                    hv.DynamicMap(self._wavelength_plot) * hv.DynamicMap(self._wavelength_highlight)
-                ).opts(hv.opts.Overlay(framewise=True, logy=True, **plot_opts(height=320))),
+                plot=(self.in_place(self._wavelength_plot, self._wavelength_highlight)).opts(
+                    hv.opts.Overlay(framewise=True, logy=True, **plot_opts(height=320))
+                ),
                 caption=(
                     "How many positions each pair needs for one full turn, on a log axis: "
                     "from 2π ≈ 6.3 for pair 0 up to about 2π·base for the last pair, evenly "
@@ -1245,7 +1243,7 @@ class RopePage(Page):
             ),
             "layouts": Figure(
                 title="R4 · Which dimensions turn together",
-                plot=hv.DynamicMap(self._pairing_plot).opts(
+                plot=self.in_place(self._pairing_plot).opts(
                     hv.opts.Overlay(framewise=True, **plot_opts(height=260))
                 ),
                 caption=(

@@ -1,0 +1,314 @@
+"""Figures redrawn in place draw what HoloViews' own update draws (app/inplace.py, issue 8).
+
+Two copies of a page are rendered: one patches its figures' Bokeh models
+(:class:`app.inplace.InPlace`), the other leaves every frame to HoloViews.
+The same random changes are made to both, and after each change every figure
+must draw the same: the ranges, each renderer's data, glyph properties and
+colour mappers, the legend, titles and axis labels.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import panel as pn
+import param
+import pytest
+from bokeh.document import Document
+from bokeh.models import ColorMapper, FactorRange, GlyphRenderer, Legend, Model
+from panel.io.state import set_curdoc
+
+from app.inplace import InPlace
+from app.main import PAGES
+
+#: Pages whose frames never change structure: every change is patched.
+ALWAYS_PATCHED = {"extension", "order"}
+IN_PLACE = [slug for slug, cls in PAGES.items() if cls().in_place.figures]
+
+
+def _rendered(page):
+    doc = Document()
+    root = pn.Row(page.sidebar(), page.content())
+    with set_curdoc(doc):
+        doc.add_root(root.get_root(doc))
+    return root, doc
+
+
+def _figures(root) -> list:
+    """The Bokeh figures of every HoloViews pane, in order."""
+    out = []
+    for pane in root.select(pn.pane.HoloViews):
+        for plot, _pane in pane._plots.values():
+            out.append(plot.state)
+    return out
+
+
+def _value(value):
+    """A Bokeh property value, comparable across two documents (models by content)."""
+    if isinstance(value, ColorMapper):
+        return (
+            type(value).__name__,
+            {k: _value(v) for k, v in sorted(value.properties_with_values().items())},
+        )
+    if isinstance(value, Model):
+        return type(value).__name__
+    if isinstance(value, list | tuple):
+        return [_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _value(v) for k, v in value.items()}
+    if hasattr(value, "__dataclass_fields__"):  # Field, Value, ...
+        return {k: _value(getattr(value, k)) for k in value.__dataclass_fields__}
+    if isinstance(value, float) and math.isnan(value):
+        return "nan"
+    return value
+
+
+def _column(column):
+    column = list(column) if not isinstance(column, np.ndarray) else column
+    if len(column) and isinstance(column[0], np.ndarray):
+        return [np.asarray(c, dtype=float) for c in column]
+    array = np.asarray(column)
+    if array.dtype.kind in "fiub":
+        return array.astype(float)
+    return [str(v) for v in column]
+
+
+def _assert_columns_equal(a: dict, b: dict, where: str) -> None:
+    assert set(a) == set(b), where
+    for name in a:
+        x, y = _column(a[name]), _column(b[name])
+        if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
+            np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-12, err_msg=f"{where}: {name}")
+        elif x and isinstance(x[0], np.ndarray):
+            assert len(x) == len(y), f"{where}: {name}"
+            for p, q in zip(x, y, strict=True):
+                np.testing.assert_allclose(p, q, rtol=1e-9, atol=1e-12, err_msg=f"{where}: {name}")
+        else:
+            assert list(x) == list(y), f"{where}: {name}"
+
+
+def _drawn(fig) -> dict:
+    """What a figure shows, independent of model ids."""
+    out = {}
+    for axis in ("x_range", "y_range"):
+        rng = getattr(fig, axis)
+        if isinstance(rng, FactorRange):
+            out[axis] = ("factors", list(rng.factors))
+        else:
+            out[axis] = tuple(_value(getattr(rng, k)) for k in ("start", "end"))
+    out["title"] = fig.title.text if fig.title is not None else None
+    out["axes"] = [_value(a.axis_label) for a in (*fig.xaxis, *fig.yaxis)]
+    out["legend"] = [
+        (_value(item.label), len(item.renderers), item.visible)
+        for legend in fig.select(Legend)
+        for item in legend.items
+    ]
+    renderers = []
+    for r in fig.renderers:
+        if not isinstance(r, GlyphRenderer):
+            renderers.append(type(r).__name__)
+            continue
+        props = {
+            k: _value(v)
+            for k, v in r.glyph.properties_with_values(include_defaults=False).items()
+            if k != "name"
+        }
+        renderers.append((type(r.glyph).__name__, r.visible, r.level, props))
+    out["renderers"] = renderers
+    return out
+
+
+def _assert_same_figures(fast_root, slow_root, where: str) -> None:
+    fast, slow = _figures(fast_root), _figures(slow_root)
+    assert len(fast) == len(slow) > 0, where
+    for i, (a, b) in enumerate(zip(fast, slow, strict=True)):
+        _assert_same_figure(a, b, f"{where}, figure {i}")
+
+
+def _assert_same_figure(a, b, here: str) -> None:
+    if True:
+        da, db = _drawn(a), _drawn(b)
+        for key in da:
+            if key in ("x_range", "y_range"):
+                for p, q in zip(da[key], db[key], strict=True):
+                    if isinstance(p, float) and isinstance(q, float):
+                        assert math.isclose(p, q, rel_tol=1e-9, abs_tol=1e-12), (here, key, p, q)
+                    else:
+                        assert p == q, (here, key, p, q)
+            else:
+                assert da[key] == db[key], (here, key)
+        sources_a = [r.data_source.data for r in a.renderers if isinstance(r, GlyphRenderer)]
+        sources_b = [r.data_source.data for r in b.renderers if isinstance(r, GlyphRenderer)]
+        for k, (x, y) in enumerate(zip(sources_a, sources_b, strict=True)):
+            _assert_columns_equal(dict(x), dict(y), f"{here}, renderer {k}")
+
+
+def _random_values(page, rng: np.random.Generator, how_many: int) -> dict:
+    """New values for up to ``how_many`` random controls (within their bounds)."""
+    names = [n for n in page.control_names() if n not in page.choices]
+    out = {}
+    for name in rng.choice(names, size=min(how_many, len(names)), replace=False):
+        p = page.param[name]
+        if isinstance(p, param.Boolean):
+            out[name] = bool(rng.integers(2))
+        elif isinstance(p, param.Selector):
+            objects = list(p.get_range().values())
+            out[name] = objects[int(rng.integers(len(objects)))]
+        elif isinstance(p, param.Number) and p.bounds and None not in p.bounds:
+            low, high = p.bounds
+            if low > 0 and high / low > 100:
+                value = math.exp(rng.uniform(math.log(low), math.log(high)))
+            else:
+                value = rng.uniform(low, high)
+            out[name] = round(value) if isinstance(p, param.Integer) else float(value)
+    return out
+
+
+@pytest.mark.parametrize("slug", IN_PLACE)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_patched_figures_draw_what_holoviews_draws(slug, seed):
+    rng = np.random.default_rng(seed)
+    fast, slow = PAGES[slug](), PAGES[slug]()
+    slow.in_place.patching = False
+    fast_root, fast_doc = _rendered(fast)
+    slow_root, slow_doc = _rendered(slow)
+    _assert_same_figures(fast_root, slow_root, f"{slug} as built")
+    for step in range(6):
+        values = _random_values(fast, rng, how_many=1 + step % 3)
+        with set_curdoc(fast_doc):
+            fast.set_state(**values)
+        with set_curdoc(slow_doc):
+            slow.set_state(**values)
+        assert fast._values() == slow._values()
+        _assert_same_figures(fast_root, slow_root, f"{slug} step {step} {values}")
+    assert fast.in_place.patched > 0
+    if slug in ALWAYS_PATCHED:
+        assert fast.in_place.fallbacks == 0, "a frame was left to HoloViews"
+    assert slow.in_place.patched == 0
+
+
+@pytest.mark.parametrize("slug", IN_PLACE)
+def test_a_page_shown_again_draws_the_current_values(slug):
+    """Plots built again (another page, then back) draw the latest frame, not a remembered one."""
+    from app.main import build_app
+    from app.page import one_update
+
+    rng = np.random.default_rng(7)
+    other = next(s for s in PAGES if s != slug)
+    doc = Document()
+    with set_curdoc(doc):
+        app = build_app({"page": slug})
+        app.server_doc(doc)
+        shell = app.shell
+        page = shell.current
+        steps = [_random_values(page, rng, how_many=2) for _ in range(3)]
+        for values in steps:
+            with one_update():
+                page.set_state(**values)
+        with one_update():
+            shell.page = other
+        with one_update():
+            shell.page = slug
+    shown = [
+        plot.state
+        for pane in page.content().select(pn.pane.HoloViews)
+        for plot, _pane in pane._plots.values()
+        if plot.state.document is doc
+    ]
+    reference = PAGES[slug]()
+    for values in steps:  # the same changes (a preset sets other controls)
+        reference.set_state(**values)
+    assert reference._values() == page._values()
+    assert page.in_place.patched > 0
+    root, _doc = _rendered(reference)
+    expected = _figures(root)
+    assert len(shown) == len(expected) > 0
+    for i, (a, b) in enumerate(zip(shown, expected, strict=True)):
+        _assert_same_figure(a, b, f"{slug} shown again, figure {i}")
+
+
+def _ranges(fig) -> list:
+    return [getattr(fig, axis) for axis in ("x_range", "y_range")]
+
+
+#: Known: Relative's T1b and T2 keep their axes when the sequence gets shorter.
+#: HoloViews keeps an image's data aspect from the *current* ranges on an
+#: update, so the square axes never shrink (noted on issue 8, not fixed).
+_AXES_KEPT = {"relative"}
+
+
+@pytest.mark.parametrize(
+    "slug",
+    [
+        pytest.param(s, marks=pytest.mark.xfail(strict=True, reason="data aspect keeps the axes"))
+        if s in _AXES_KEPT
+        else s
+        for s in IN_PLACE
+    ],
+)
+def test_the_axes_follow_the_data(slug):
+    """After changes, each figure's axes are those of a figure drawn fresh for the same values.
+
+    HoloViews moves an axis on an update only when an *element* is
+    ``framewise`` (app/look.py sets it for every element type); the pages had
+    set it on their overlays, where it counts for the first frame only.
+    """
+    rng = np.random.default_rng(11)
+    page, reference = PAGES[slug](), PAGES[slug]()
+    root, doc = _rendered(page)
+    for _ in range(4):
+        values = _random_values(page, rng, how_many=2)
+        with set_curdoc(doc):
+            page.set_state(**values)
+        reference.set_state(**values)
+    fresh, _doc = _rendered(reference)
+    for i, (a, b) in enumerate(zip(_figures(root), _figures(fresh), strict=True)):
+        for got, expected in zip(_ranges(a), _ranges(b), strict=True):
+            if isinstance(got, FactorRange):
+                assert list(got.factors) == list(expected.factors), (slug, i)
+                continue
+            for end in ("start", "end"):
+                assert getattr(got, end) == pytest.approx(getattr(expected, end), rel=1e-9), (
+                    slug,
+                    i,
+                    end,
+                )
+
+
+@pytest.mark.parametrize(
+    ("target", "replacement", "counter"),
+    [
+        # A figure left whole to HoloViews (an element came or went).
+        ("app.inplace.InPlace._patch", lambda self, plot: False, "fallbacks"),
+        # Layers left to HoloViews inside a patched figure (a glyph that
+        # would draw from another column).
+        ("app.inplace._glyph_updates", lambda *args: None, "patched"),
+    ],
+    ids=["figure", "layers"],
+)
+def test_what_cannot_be_patched_is_left_to_holoviews(monkeypatch, target, replacement, counter):
+    slug = "extension"
+    fast, slow = PAGES[slug](), PAGES[slug]()
+    slow.in_place.patching = False
+    fast_root, fast_doc = _rendered(fast)
+    slow_root, slow_doc = _rendered(slow)
+    monkeypatch.setattr(target, replacement)
+    values = {"base": 500_000.0, "method": "yarn", "factor": 8.0}
+    with set_curdoc(fast_doc):
+        fast.set_state(**values)
+    with set_curdoc(slow_doc):
+        slow.set_state(**values)
+    assert getattr(fast.in_place, counter) > 0
+    _assert_same_figures(fast_root, slow_root, f"{slug} {counter} {values}")
+
+
+def test_dependencies_must_be_declared():
+    class Bare(param.Parameterized):
+        x = param.Integer(1)
+
+        def plot(self):
+            return None
+
+    with pytest.raises(ValueError, match=r"param\.depends"):
+        InPlace(Bare())(Bare().plot)
