@@ -358,7 +358,13 @@ class LogSlider:
         return math.log(value) / math.log(self._base)
 
     def value_at(self, x: float) -> float | int:
-        """The parameter value for slider position ``x`` (as its label shows it)."""
+        """The parameter value for slider position ``x`` (as its label shows it).
+
+        ``x`` outside the slider (a browser may send any number) counts as its
+        nearest end; NaN as its start.
+        """
+        start, end = self.widget.start, self.widget.end
+        x = start if math.isnan(x) else min(max(x, start), end)
         raw = self._base**x
         low, high = self._owner.param[self._name].bounds
         # floor(v + 0.5) is JavaScript's Math.round (Python's round() ties to even).
@@ -377,6 +383,13 @@ class LogSlider:
                 self._owner.param.update({self._name: value})
             finally:
                 self._sending = False
+        if not (math.isfinite(event.new) and self.widget.start <= event.new <= self.widget.end):
+            # Past the slider's ends: put the handle back on the value used.
+            self._syncing = True
+            try:
+                self.widget.value = self._log(getattr(self._owner, self._name))
+            finally:
+                self._syncing = False
 
     def _from_param(self, event: param.parameterized.Event) -> None:
         if self._sending:

@@ -552,6 +552,19 @@ def test_log_sliders_map_positions_to_values_both_ways(page):
     assert factor.widget.end == pytest.approx(np.log2(MAX_TARGET / 8192))
 
 
+@pytest.mark.parametrize("position", [65_536.0, -1e9, float("inf"), float("nan")])
+def test_a_log_slider_position_past_its_ends_is_its_nearest_end(page, position):
+    """A browser can send any number for a slider: it must not raise (2**65536
+    overflowed in the server's callback), and the handle goes back on the value."""
+    page.controls()
+    target = page._log_sliders["target_len"]
+    target.widget.value = position
+    low, high = page.param.target_len.bounds
+    assert page.target_len == (high if position > 0 else low)  # NaN > 0 is False
+    assert target.widget.start <= target.widget.value <= target.widget.end
+    assert target.widget.value == pytest.approx(np.log2(page.target_len))
+
+
 def test_the_browser_refuses_uploads_over_the_same_limit_as_the_server():
     """app/static/a11y.js stops a file over the limit before it is sent (one
     websocket message too big closes the session); its limit is the core's."""
