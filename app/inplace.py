@@ -40,10 +40,12 @@ from typing import Any
 import holoviews as hv
 import numpy as np
 import param
+from bokeh.core.property.validation import validate
 from bokeh.core.property.vectorization import Field
 from holoviews.core import util as hv_util
 from holoviews.plotting.bokeh.element import ElementPlot, OverlayPlot
 from holoviews.plotting.bokeh.styles import mpl_to_bokeh
+from holoviews.plotting.bokeh.util import cds_column_replace
 
 from .choice import _per_document
 
@@ -112,15 +114,13 @@ def _glyph_updates(
     return updates
 
 
-def _changed_columns(drawn: Any, data: dict[str, Any]) -> dict[str, Any] | None:
-    """The columns of ``data`` that differ from ``drawn`` (a source's data).
-
-    None when the column names differ: then the whole data is replaced.
-    """
-    if set(drawn) != set(data):
-        return None
+def _changed_columns(drawn: Any, data: dict[str, Any]) -> dict[str, Any]:
+    """The columns of ``data`` that are new or differ from ``drawn`` (a source's data)."""
     changed = {}
     for name, new in data.items():
+        if name not in drawn:
+            changed[name] = new
+            continue
         old = drawn[name]
         try:
             same = len(old) == len(new) and (
@@ -319,11 +319,18 @@ class InPlace:
             sub.prev_frame, sub.current_frame = sub.current_frame, el
             sub.current_ranges = el_ranges
             sub.handles["previous_id"] = el._plot_id
-            changed = _changed_columns(source.data, data)
-            if changed is None:
+            # As HoloViews' _update_datasource: columns the frame does not draw
+            # stay when they keep their length; only what changed is sent.
+            data = sub._postprocess_data(data)
+            if cds_column_replace(source, data):
                 changes.append((source, lambda s=source, d=data: setattr(s, "data", d)))
-            elif changed:
-                changes.append((source, lambda s=source, c=changed: s.data.update(c)))
+            elif changed := _changed_columns(source.data, data):
+
+                def update(s: Any = source, c: dict[str, Any] = changed) -> None:
+                    with validate(False):
+                        s.data.update(c)
+
+                changes.append((source, update))
 
         axes = ranges if overlay else plot.current_ranges
 

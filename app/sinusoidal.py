@@ -459,8 +459,8 @@ class SinusoidalPage(Page):
         #: S1–S4's marks of position t, selected in the browser.
         self._t = BrowserChoice("t", lambda: self.t)
         self.choices = {"t": self._t}
-        table = hv.DynamicMap(self._table_image) * self._table_highlight()
-        clock = (self._clock_face() * hv.DynamicMap(self._clock_hands)).opts(
+        table = self.in_place(self._table_image, self._table_highlight())
+        clock = self.in_place(self._clock_face(), self._clock_hands).opts(
             hv.opts.Overlay(
                 xlim=(-1.25, 1.25),
                 ylim=(-1.25, 1.25),
@@ -469,10 +469,10 @@ class SinusoidalPage(Page):
                 **plot_opts(responsive=False, frame_width=290, frame_height=290, min_width=None),
             )
         )
-        similarity = hv.DynamicMap(self._similarity).opts(
+        similarity = self.in_place(self._similarity).opts(
             hv.opts.Overlay(framewise=True, **plot_opts(height=340))
         )
-        learned = hv.DynamicMap(self._learned_image) * hv.DynamicMap(self._learned_marks)
+        learned = self.in_place(self._learned_image, self._learned_marks)
         return {
             "table": Figure(
                 title="S1 · The code table",
