@@ -4,7 +4,7 @@ A page's figures keep their structure from one frame to the next: the same
 elements, types and options; numbers and texts change. For such a frame
 HoloViews' own update still looks up every option again, rebuilds the
 legend, sets every glyph property and re-checks the plot's axes, titles and
-tools: measured on Context extension, ~180 ms of in-process CPU per change.
+tools.
 
 :class:`InPlace` builds a figure's ``DynamicMap`` from a page's
 ``param.depends`` methods (and fixed elements). When a dependency changes it
@@ -24,8 +24,9 @@ each plot of the figure:
   leaves the whole figure to HoloViews when an element came or went or the
   figure's options changed.
 
-Measured on Context extension (in-process CPU per change of ``factor``): 190 →
-126 ms; the rest is building the elements, ``compute_ranges`` and the axes.
+Measured on Context extension (in-process CPU per change of ``factor``, held
+as a widget's change is): 203 → 160 ms; the rest is building the elements,
+``compute_ranges`` and the axes.
 tests/app/test_inplace.py drives two copies of each page with the same random
 changes, one patched and one left to HoloViews, and checks that every figure
 draws the same after each change, and when the page is shown again.
