@@ -65,13 +65,38 @@ def respond_at_once(view: pn.viewable.Viewable) -> pn.viewable.Viewable:
             if handle is None:
                 continue
 
-            def held(arg: Any, _handle: Any = handle) -> None:
+            def held(arg: Any, _handle: Any = handle, _widget: Any = widget) -> None:
+                inside = _within_slider(_widget, arg)
                 with one_update():
-                    _handle(arg)
+                    _handle(inside)
+                if inside is not arg:
+                    # The browser shows a value the slider does not have: send it back.
+                    _widget.param.trigger("value")
 
             setattr(widget, name, held)
         widget._responds_at_once = True
     return view
+
+
+def _within_slider(widget: Any, events: Any) -> Any:
+    """A slider's ``value`` from the browser, moved inside the slider's ends.
+
+    A browser may send any number (a script, a stale page): past the ends,
+    the page's parameter would refuse it with an exception in the server's
+    callback and the slider would show a value the page does not have. Other
+    events are returned as they are.
+    """
+    start, end = getattr(widget, "start", None), getattr(widget, "end", None)
+    if not isinstance(events, dict) or not all(isinstance(b, int | float) for b in (start, end)):
+        return events
+    inside = dict(events)
+    for key in ("value", "value_throttled"):
+        value = events.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            kept = start if value != value else min(max(value, start), end)  # NaN: start
+            if kept != value:
+                inside[key] = kept
+    return inside if inside != events else events
 
 
 @contextlib.contextmanager

@@ -189,3 +189,23 @@ def test_the_document_knows_every_model_after_changes_that_skipped_the_walk(slug
         doc.models.recompute()
     assert getattr(page, name) == values[-1]
     assert known == {m.id for m in doc.models}
+
+
+@pytest.mark.parametrize("value", [90, -5, 10**9, float("nan")])
+def test_a_slider_value_past_its_ends_is_moved_inside_and_sent_back(value):
+    """A browser may send any number for a slider: the page takes the nearest
+    end (NaN: the start) without an exception, and the slider shows it."""
+    page = PAGES["sinusoidal"]()
+    sidebar = page.sidebar()
+    widget = next(
+        w for w in sidebar.select(pn.widgets.IntSlider) if w.name == page.param["t"].label
+    )
+    doc = Document()
+    doc.add_root(pn.Row(sidebar, page.content()).get_root(doc))
+    (model,) = [m for m, _ in widget._models.values()]
+    with set_curdoc(doc):
+        widget._process_events({"value": value})
+    low, high = page.param["t"].bounds
+    expected = high if value == value and value > high else low
+    assert page.t == expected
+    assert widget.value == expected and model.value == expected
