@@ -32,8 +32,7 @@ so no control can make the page ship an unbounded table.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Collection, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Mapping
 from functools import partial
 from typing import Any
 
@@ -41,7 +40,8 @@ import holoviews as hv
 import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource
-from panel.io.state import set_curdoc
+
+from .sources import per_document, same_column
 
 __all__ = ["KEY", "BrowserChoice", "release_with_session", "stack_choices"]
 
@@ -156,21 +156,9 @@ def _drawn_columns(full: Columns) -> Columns:
 
 def _same_columns(drawn: Mapping[str, Any], data: Mapping[str, Any]) -> bool:
     """True when ``data`` is what ``drawn`` (a source's data) already holds."""
-    if set(drawn) != set(data):
-        return False
-    for name, column in data.items():
-        old, new = drawn[name], column
-        try:
-            if len(old) != len(new):
-                return False
-            if any(isinstance(x, np.ndarray) for x in (*old[:1], *new[:1])):
-                if not all(np.array_equal(a, b) for a, b in zip(old, new, strict=True)):
-                    return False
-            elif not np.array_equal(np.asarray(old), np.asarray(new)):
-                return False
-        except (TypeError, ValueError):
-            return False
-    return True
+    return set(drawn) == set(data) and all(
+        same_column(drawn[name], column) for name, column in data.items()
+    )
 
 
 def _same_for_every_key(data: Columns, keys: np.ndarray) -> set[str]:
@@ -199,25 +187,6 @@ def _same_for_every_key(data: Columns, keys: np.ndarray) -> set[str]:
         if bool((table == table[:1]).all()):
             same.add(name)
     return same
-
-
-@contextmanager
-def _nothing() -> Iterator[None]:
-    yield
-
-
-def _per_document(changes: list[tuple[Any, Callable[[], None]]]) -> None:
-    """Run each ``(source, change)`` with the source's document current and
-    unlocked, one document at a time (its changes go out together; safe from a
-    stream callback, which runs outside Bokeh's document lock)."""
-    by_document: dict[int, tuple[Any, list[Callable[[], None]]]] = {}
-    for source, change in changes:
-        doc = source.document
-        by_document.setdefault(id(doc), (doc, []))[1].append(change)
-    for doc, calls in by_document.values():
-        with set_curdoc(doc), pn.io.unlocked() if doc is not None else _nothing():
-            for call in calls:
-                call()
 
 
 def release_with_session(widget: pn.widgets.Widget) -> None:
@@ -538,7 +507,7 @@ class BrowserChoice:
                         setattr(model, prop, value)
 
                 changes.append((source, draw))
-        _per_document(changes)
+        per_document(changes)
 
     def refresh(self, *roles: str) -> None:
         """Redraw ``roles`` and ship their candidates again, without HoloViews.
@@ -559,4 +528,4 @@ class BrowserChoice:
                 changes.append(
                     (source, partial(self._attach, role, source, followers)),
                 )
-        _per_document(changes)
+        per_document(changes)

@@ -39,7 +39,6 @@ from collections.abc import Callable
 from typing import Any
 
 import holoviews as hv
-import numpy as np
 import param
 from bokeh.core.property.validation import validate
 from bokeh.core.property.vectorization import Field
@@ -48,7 +47,7 @@ from holoviews.plotting.bokeh.element import ElementPlot, OverlayPlot
 from holoviews.plotting.bokeh.styles import mpl_to_bokeh
 from holoviews.plotting.bokeh.util import cds_column_replace
 
-from .choice import _per_document
+from .sources import per_document, same_column
 
 __all__ = ["InPlace"]
 
@@ -117,23 +116,11 @@ def _glyph_updates(
 
 def _changed_columns(drawn: Any, data: dict[str, Any]) -> dict[str, Any]:
     """The columns of ``data`` that are new or differ from ``drawn`` (a source's data)."""
-    changed = {}
-    for name, new in data.items():
-        if name not in drawn:
-            changed[name] = new
-            continue
-        old = drawn[name]
-        try:
-            same = len(old) == len(new) and (
-                all(np.array_equal(a, b) for a, b in zip(old, new, strict=True))
-                if len(new) and isinstance(new[0], np.ndarray)
-                else np.array_equal(np.asarray(old), np.asarray(new))
-            )
-        except (TypeError, ValueError):
-            same = False
-        if not same:
-            changed[name] = new
-    return changed
+    return {
+        name: new
+        for name, new in data.items()
+        if name not in drawn or not same_column(drawn[name], new)
+    }
 
 
 def _figure_options(plot: Any, element: Any) -> dict[str, Any]:
@@ -226,7 +213,7 @@ class InPlace:
         if left:
             self.fallbacks += len(left) if self.patching else 0
             for plot in left:
-                _per_document([(plot.state, lambda plot=plot: plot.refresh())])
+                per_document([(plot.state, lambda plot=plot: plot.refresh())])
 
     def _patch(self, plot: Any) -> bool:
         """Draw the figure's new frame into ``plot``'s models; False if it cannot."""
@@ -345,5 +332,5 @@ class InPlace:
             plot._execute_hooks(element)
 
         changes.append((plot.state, finish))
-        _per_document(changes)
+        per_document(changes)
         return True

@@ -36,7 +36,6 @@ import panel as pn
 import param
 from bokeh.core.property.vectorization import field
 from bokeh.models import CustomJS
-from panel.io.state import set_curdoc
 
 from positional_core.extension import never_complete_turn
 from positional_core.rope import (
@@ -68,6 +67,7 @@ from .look import (
     plot_opts,
 )
 from .page import Page
+from .sources import per_document
 
 __all__ = ["BASES", "FIXED_STARTS", "RopePage"]
 
@@ -174,15 +174,13 @@ class SourceLinks:
         The changes of one document go out together, and are safe to make from
         a stream callback (which runs outside Bokeh's document lock).
         """
-        by_document: dict[int, tuple[Any, list[tuple[Any, dict[str, Any]]]]] = {}
-        for role, data in columns.items():
-            for source in self.sources(role):
-                doc = source.document
-                by_document.setdefault(id(doc), (doc, []))[1].append((source, data))
-        for doc, changes in by_document.values():
-            with set_curdoc(doc), pn.io.unlocked():
-                for source, data in changes:
-                    source.data = dict(data)
+        per_document(
+            [
+                (source, lambda source=source, data=data: setattr(source, "data", dict(data)))
+                for role, data in columns.items()
+                for source in self.sources(role)
+            ]
+        )
 
 
 def _glyph_fields(**fields: str) -> Callable[[Any, Any], None]:

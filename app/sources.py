@@ -1,0 +1,54 @@
+"""Bokeh data sources changed from the server: shared by the in-place figures,
+the browser choices and RoPE's linked sources.
+
+Two helpers, so the three places that write to sources agree:
+:func:`same_column` (does a column need sending?) and :func:`per_document`
+(make the changes with each source's document current and unlocked).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import panel as pn
+from panel.io.state import set_curdoc
+
+__all__ = ["per_document", "same_column"]
+
+
+def same_column(old: Any, new: Any) -> bool:
+    """True when column ``new`` holds what ``old`` (as drawn) holds.
+
+    Plain columns are compared as arrays; image columns (a list of 2-D arrays)
+    image by image. Anything that cannot be compared counts as different.
+    """
+    try:
+        if len(old) != len(new):
+            return False
+        if any(isinstance(x, np.ndarray) for x in (*old[:1], *new[:1])):
+            return all(np.array_equal(a, b) for a, b in zip(old, new, strict=True))
+        return bool(np.array_equal(np.asarray(old), np.asarray(new)))
+    except (TypeError, ValueError):
+        return False
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+def per_document(changes: list[tuple[Any, Callable[[], None]]]) -> None:
+    """Run each ``(model, change)`` with the model's document current and
+    unlocked, one document at a time (its changes go out together; safe from a
+    stream callback, which runs outside Bokeh's document lock)."""
+    by_document: dict[int, tuple[Any, list[Callable[[], None]]]] = {}
+    for model, change in changes:
+        doc = model.document
+        by_document.setdefault(id(doc), (doc, []))[1].append(change)
+    for doc, calls in by_document.values():
+        with set_curdoc(doc), pn.io.unlocked() if doc is not None else _nothing():
+            for call in calls:
+                call()
