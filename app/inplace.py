@@ -43,6 +43,7 @@ import param
 from bokeh.core.property.validation import validate
 from bokeh.core.property.vectorization import Field
 from holoviews.core import util as hv_util
+from holoviews.core.data import disable_pipeline
 from holoviews.plotting.bokeh.element import ElementPlot, OverlayPlot
 from holoviews.plotting.bokeh.styles import mpl_to_bokeh
 from holoviews.plotting.bokeh.util import cds_column_replace
@@ -172,7 +173,11 @@ class InPlace:
                 if i in methods:
                     values = tuple(getattr(owner, name) for name in depends[i])
                     if len(layers) == 1 or i not in latest or latest[i][0] != values:
-                        latest[i] = (values, layer())
+                        # Nothing here uses an element's pipeline (linked
+                        # selections, ``.dataset``): not recording it makes
+                        # building the elements ~15 % cheaper (Sinusoidal).
+                        with disable_pipeline():
+                            latest[i] = (values, layer())
                     layer = latest[i][1]
                 elements.append(layer)
             if len(elements) == 1:
@@ -208,7 +213,12 @@ class InPlace:
             plot = getattr(subscriber, "__self__", None)
             if plot is not None and plot not in plots:
                 plots.append(plot)
-        left = [p for p in plots if not (self.patching and self._patch(p))]
+        # As in HoloViews' own update (``Plot.refresh``), no pipeline provenance
+        # for what plotting asks of the elements: each ``range`` call otherwise
+        # builds a pipeline operation (measured: a quarter of a change's time in
+        # ``compute_ranges``). See ``frame`` for the elements themselves.
+        with disable_pipeline():
+            left = [p for p in plots if not (self.patching and self._patch(p))]
         self.patched += len(plots) - len(left)
         if left:
             self.fallbacks += len(left) if self.patching else 0
