@@ -79,22 +79,29 @@ def respond_at_once(view: pn.viewable.Viewable) -> pn.viewable.Viewable:
 
 
 def _within_slider(widget: Any, events: Any) -> Any:
-    """A slider's ``value`` from the browser, moved inside the slider's ends.
+    """A slider's ``value`` from the browser, moved inside the slider's ends,
+    and onto its steps when they are whole numbers.
 
     A browser may send any number (a script, a stale page): past the ends,
     the page's parameter would refuse it with an exception in the server's
-    callback and the slider would show a value the page does not have. Other
-    events are returned as they are.
+    callback and the slider would show a value the page does not have. Off
+    an integer slider's steps, it could break what the steps keep (an even
+    d: Context extension raised on 129). Other events are returned as they are.
     """
     start, end = getattr(widget, "start", None), getattr(widget, "end", None)
     if not isinstance(events, dict) or not all(isinstance(b, int | float) for b in (start, end)):
         return events
+    step = getattr(widget, "step", None)
+    whole = all(isinstance(x, int) and not isinstance(x, bool) for x in (start, end, step))
     inside = dict(events)
     for key in ("value", "value_throttled"):
         value = events.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool):
             kept = start if value != value else min(max(value, start), end)  # NaN: start
-            if kept != value:
+            if whole and step > 0:
+                steps = min(round((kept - start) / step), (end - start) // step)
+                kept = start + steps * step
+            if kept != value or type(kept) is not type(value):
                 inside[key] = kept
     return inside if inside != events else events
 

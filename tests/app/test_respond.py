@@ -209,3 +209,24 @@ def test_a_slider_value_past_its_ends_is_moved_inside_and_sent_back(value):
     expected = high if value == value and value > high else low
     assert page.t == expected
     assert widget.value == expected and model.value == expected
+
+
+@pytest.mark.parametrize("value", [129, 128.4, 130.9])
+def test_an_integer_slider_value_off_its_steps_goes_to_the_nearest_step(value):
+    """Context extension's d moves in steps of 2 (pairs rotate together). A
+    browser that sends an odd or fractional d gets the nearest step, and the
+    core never sees it (129 raised RopeScalingError in the server's callback)."""
+    page = PAGES["extension"]()
+    sidebar = page.sidebar()
+    widget = next(
+        w for w in sidebar.select(pn.widgets.IntSlider) if w.name == page.param["d"].label
+    )
+    assert widget.step == 2
+    doc = Document()
+    doc.add_root(pn.Row(sidebar, page.content()).get_root(doc))
+    (model,) = [m for m, _ in widget._models.values()]
+    with set_curdoc(doc):
+        widget._process_events({"value": value})
+    expected = widget.start + 2 * round((value - widget.start) / 2)
+    assert page.d == expected and page.d % 2 == 0
+    assert widget.value == expected and model.value == expected
