@@ -795,29 +795,27 @@ class AlibiPage(Page):
     @param.depends("trained_len", "distance", "max_distance")
     def _decay_marks(self) -> hv.Overlay:
         half = hv.HLine(0.5).opts(color=OKABE_ITO["grey"], line_dash="dotted", line_width=1)
-        layers: list[Any] = [half]
         # Drawing only: a label sits on the side of its line with more room.
-        if self.trained_len <= self.max_distance:
-            right = self.trained_len * 4 < self.max_distance
-            layers += [
-                hv.VLine(self.trained_len).opts(
-                    color=self._ink, line_dash="dashed", line_width=1.5
-                ),
-                hv.Text(
-                    self.trained_len,
-                    1.06,
-                    f" L = {self.trained_len:,} " if right else f"L = {self.trained_len:,} ",
-                    fontsize=10,
-                ).opts(color=self._ink, text_align="left" if right else "right"),
-            ]
-        if self.distance <= self.max_distance:
-            right = self.distance < 8
-            layers += [
-                hv.VLine(self.distance).opts(color=OKABE_ITO["green"], line_width=1.5),
-                hv.Text(self.distance, 1.06, f" Δ = {self.distance:,} ", fontsize=10).opts(
-                    color=OKABE_ITO["green"], text_align="left" if right else "right"
-                ),
-            ]
+        # Every mark is always there, a line past the axis off the figure and
+        # its label empty: a figure whose layers come and go is rebuilt by
+        # HoloViews instead of redrawn in place. (A VLine does not stretch the
+        # axis; a Text would, so an empty one stays inside it.)
+        length, delta, far = self.trained_len, self.distance, self.max_distance
+        right = length * 4 < far
+        length_text = f" L = {length:,} " if right else f"L = {length:,} "
+        length_text = length_text if length <= far else ""
+        delta_text = f" Δ = {delta:,} " if delta <= far else ""
+        layers: list[Any] = [
+            half,
+            hv.VLine(length).opts(color=self._ink, line_dash="dashed", line_width=1.5),
+            hv.Text(min(length, far), 1.06, length_text, fontsize=10).opts(
+                color=self._ink, text_align="left" if right else "right"
+            ),
+            hv.VLine(delta).opts(color=OKABE_ITO["green"], line_width=1.5),
+            hv.Text(min(delta, far), 1.06, delta_text, fontsize=10).opts(
+                color=OKABE_ITO["green"], text_align="left" if delta < 8 else "right"
+            ),
+        ]
         return hv.Overlay(layers)
 
     @param.depends("heads", "head", "trained_len", "distance")

@@ -66,8 +66,10 @@ def _dependencies(method: Callable[..., Any]) -> list[str]:
     return [name for name in info["dependencies"] if isinstance(name, str)]
 
 
-#: Figure options a frame may change and still be patched: the axes' limits.
+#: Figure options a frame may change and still be patched: the axes' limits
+#: (the axes follow the frame's ranges) and labels (set as HoloViews does).
 _AXIS_LIMITS = {"xlim", "ylim"}
+_AXIS_LABELS = {"xlabel", "ylabel"}
 
 _GLYPH_KINDS = ("", "selection_", "nonselection_", "hover_", "muted_")
 
@@ -264,8 +266,9 @@ class InPlace:
             }
         except (ValueError, TypeError):
             return False
-        if changed - _AXIS_LIMITS:
+        if changed - _AXIS_LIMITS - _AXIS_LABELS or (changed & _AXIS_LABELS and plot.multi_y):
             return False
+        relabel = bool(changed & _AXIS_LABELS)
         if changed:
             plot._apply_plot_opts(plot_opts)  # the axes follow below
         plot.prev_frame, plot.current_frame = plot.current_frame, element
@@ -322,9 +325,9 @@ class InPlace:
             data = sub._postprocess_data(data)
             if cds_column_replace(source, data):
                 changes.append((source, lambda s=source, d=data: setattr(s, "data", d)))
-            elif changed := _changed_columns(source.data, data):
+            elif columns := _changed_columns(source.data, data):
 
-                def update(s: Any = source, c: dict[str, Any] = changed) -> None:
+                def update(s: Any = source, c: dict[str, Any] = columns) -> None:
                     with validate(False):
                         s.data.update(c)
 
@@ -334,6 +337,8 @@ class InPlace:
 
         def finish() -> None:
             plot._update_ranges(element, axes)
+            if relabel:
+                plot._update_labels(key, plot.state, element)
             for sub, el in layers:
                 sub.update_frame(key, ranges, element=el)
             for sub, el, *_rest in drawn:

@@ -700,7 +700,10 @@ class RelativePage(Page):
             {"i": [0, self.nope_len - 1], "weight": [flat, flat]},
             kdim,
             vdim,
-            label=f"no mask: 1/T = {_num(flat, 3)} everywhere",
+            # A fixed label (the value is in the readout): a layer whose label
+            # changes is a new layer, and the figure would be rebuilt by
+            # HoloViews instead of redrawn in place.
+            label="no mask: 1/T everywhere",
         ).opts(color=OKABE_ITO["grey"], line_dash="dashed", line_width=2, tools=[])
         return (line * curve * points).opts(
             hv.opts.Overlay(
@@ -719,7 +722,8 @@ class RelativePage(Page):
         gap = float(weights[far] - weights[far + 1])
         return (
             f"Query 0 gives its only key weight <b>{_num(float(weights[0]), 3)}</b>; query "
-            f"{n - 1:,} gives each of its {n:,} keys <b>{_num(float(weights[-1]), 4)}</b>. A "
+            f"{n - 1:,} gives each of its {n:,} keys <b>{_num(float(weights[-1]), 4)}</b>, the "
+            f"1/T that every query gives every key without the mask (T = {n:,}). A "
             "feature carried only by the first token (such as a start token) reaches query "
             f"i with strength 1/(i + 1), so a layer can read i from it. But from query "
             f"{far:,} to {far + 1:,} that strength changes by only <b>{_num(gap, 3)}</b>: the "
