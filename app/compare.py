@@ -731,8 +731,10 @@ class ComparePage(Page):
             )
         ]
         layers.append(hv.HLine(1.0).opts(color=self._ink, line_dash="dashed", line_width=1.2))
+        ratios = []
         for method, scaled in info["methods"].items():
             excess = band_excess(inv, length, target, scaled)
+            ratios.append(excess)
             flagged = out_of_band(inv, length, target, scaled)
             layers.append(
                 hv.Scatter(
@@ -763,9 +765,13 @@ class ComparePage(Page):
                     ],
                 )
             )
+        # Every ratio is 1 at L′ = L: a log axis padded around one value would
+        # reach below 0 (HoloViews warns and clips). A factor of 2 each way.
+        low, high = float(np.min(ratios)), float(np.max(ratios))
         return hv.Overlay(layers).opts(
             hv.opts.Overlay(
                 logy=True,
+                ylim=(low / 2, high * 2) if high < 1.5 * low else (None, None),
                 xlabel="pair i (0 = fastest)",
                 ylabel="angle at L′ / trained edge",
                 legend_position="top",

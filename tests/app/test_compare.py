@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 
 import numpy as np
@@ -146,6 +147,19 @@ def test_each_column_shows_its_verdict(page):
         html = page.verdict_html(column)
         assert page.verdict(column.key).headline in _text(html)
         assert "Order:" in html
+
+
+def test_rope_figure_at_the_trained_length_keeps_a_positive_log_axis(page, render, caplog):
+    """At L′ = L every ratio is 1: the log axis is set around it (a padded
+    single value reached below 0, and HoloViews warned and clipped it)."""
+    rope = render(page.figures["rope"].plot)
+    for target in (4096, 16384, 4096):
+        with caplog.at_level(logging.WARNING):
+            page.set_state(target_len=target)
+        assert not [r for r in caplog.records if "Logarithmic" in r.getMessage()]
+        y = rope.state.y_range
+        assert 0 < y.start < 1 < y.end
+    assert (y.start, y.end) == (0.5, 2.0)
 
 
 def test_figures_draw_the_core_numbers(page, render, sources):
