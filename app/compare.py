@@ -86,6 +86,8 @@ _CONTROLS = ("trained_len", "target_len", "d", "base", "heads")
 _FIGURE_OPTS: dict[str, dict[str, Any]] = {
     "sinusoidal": {"responsive": False, "frame_width": 230, "frame_height": 230, "min_width": None},
 }
+#: Figures whose x axis runs over lengths: ticks such as 4k, 16k, 1M.
+_SHORT_TICKS = {"learned", "alibi", "t5"}
 #: Points drawn per curve in the small figures (drawing only).
 _SAMPLES = 160
 
@@ -387,7 +389,6 @@ class ComparePage(Page):
         # share one computation. Per instance, never shared between sessions.
         self._verdicts: dict[tuple, Verdict] = {}
         self._order: dict[str, tuple[float, float, float]] = {}
-        self._ticks: dict[str, NumeralTickFormatter] = {}
         super().__init__(**params)
 
     # ------------------------------------------------------------------ rules
@@ -411,19 +412,6 @@ class ComparePage(Page):
     @param.depends("trained_len", "target_len", "d", watch=True)
     def _keep_consistent(self) -> None:
         self.keep_consistent()
-
-    def _short_ticks(self, figure: str) -> NumeralTickFormatter:
-        """Tick labels such as 4k, 16k, 1M (narrow columns), one model per figure.
-
-        Per page, not per module: a Bokeh model belongs to one document (one
-        session). And not per frame: a new formatter is a new figure option,
-        so the figure would be rebuilt by HoloViews instead of redrawn in
-        place (measured: 42 of Compare's 70 figure updates per 12 changes of
-        L, and a third of the change's server time).
-        """
-        if figure not in self._ticks:
-            self._ticks[figure] = NumeralTickFormatter(format="0a")
-        return self._ticks[figure]
 
     # --------------------------------------------------------------- verdicts
     def _settings(self) -> tuple:
@@ -652,7 +640,6 @@ class ComparePage(Page):
                 yaxis=None,
                 xlim=(0, max(target, length)),
                 ylim=(0, 1.5),
-                xformatter=self._short_ticks("learned"),
             )
         )
 
@@ -808,7 +795,6 @@ class ComparePage(Page):
                 legend_position="top_right",
                 legend_opts={"label_text_font_size": "8pt"},
                 show_legend=True,
-                xformatter=self._short_ticks("alibi"),
             )
         )
 
@@ -865,7 +851,6 @@ class ComparePage(Page):
                 legend_cols=2,
                 legend_opts={"label_text_font_size": "8pt", "glyph_width": 12, "spacing": 10},
                 show_legend=True,
-                xformatter=self._short_ticks("t5"),
             )
         )
 
@@ -932,6 +917,12 @@ class ComparePage(Page):
         for column in SCHEME_COLUMNS:
             method = getattr(self, f"_figure_{column.key}")
             opts = {**small, **_FIGURE_OPTS.get(column.key, {})}
+            if column.key in _SHORT_TICKS:
+                # One model per figure, set once: a Bokeh model belongs to one
+                # document (session), and a new formatter per frame would be a
+                # new figure option, so HoloViews would rebuild the figure
+                # instead of it being redrawn in place.
+                opts["xformatter"] = NumeralTickFormatter(format="0a")
             plot = self.in_place(method).opts(hv.opts.Overlay(framewise=True, **opts))
             figures[column.key] = Figure(
                 title=column.title,
