@@ -1,14 +1,15 @@
 """Time every control of every page in a real browser: change → figures painted (issue 8).
 
-Serves the app (``panel serve app benchmarks/naive_app.py`` on a free
+Serves the app (``panel serve app benchmarks/naive_app.py benchmarks/floor_app.py`` on a free
 loopback port), opens each page in headless Chromium and, for every control,
 sets the widget's Bokeh model value in the page (the message a drag sends)
 and times it until the figures are painted (see ``benchmarks/_browser.py``
 for what "painted" means). Each control is measured at the default sizes,
 then again with the page's size controls at their upper bounds. Also times
 each page's first load, and the naive pattern (a figure rebuilt by
-``pn.bind`` on every change, ``benchmarks/naive_app.py``) against the
-Sinusoidal page's ``t``.
+``pn.bind`` on every change, ``benchmarks/naive_app.py``) and the floor
+(the same figure moved by the browser alone, ``benchmarks/floor_app.py``)
+against the Sinusoidal page's ``t``.
 
     python benchmarks/latency.py                 # all pages, 30 samples, both sizes
     python benchmarks/latency.py --quick --pages sinusoidal rope
@@ -538,10 +539,18 @@ def run_page(
 
 def run_naive(
     browser: Any, base: str, samples: int, quiet_ms: float
-) -> tuple[Row | None, Row | None]:
-    """The Sinusoidal page's t against the naive app's t (same walk, same sizes)."""
-    out = []
-    for url, slug in ((f"{base}/app?page=sinusoidal", "sinusoidal"), (f"{base}/naive_app", None)):
+) -> tuple[Row | None, Row | None, Row | None]:
+    """The Sinusoidal page's t against the naive app's t and the floor's (same walk, same sizes).
+
+    The floor (``benchmarks/floor_app.py``) is the same figure moved by the
+    browser alone: what any change costs this browser, server or not.
+    """
+    out: list[Row | None] = []
+    for url, label in (
+        (f"{base}/app?page=sinusoidal", "sinusoidal"),
+        (f"{base}/naive_app", "naive (pn.bind)"),
+        (f"{base}/floor_app", "floor (browser only)"),
+    ):
         page = new_page(browser)
         wire = WireCounter(page)
         try:
@@ -552,21 +561,13 @@ def run_naive(
                 out.append(None)
                 continue
             row = measure_control(
-                page,
-                slug or "naive",
-                "t",
-                hits[0],
-                "default",
-                samples,
-                wire,
-                quiet_ms,
-                kind="select",
+                page, label, "t", hits[0], "default", samples, wire, quiet_ms, kind="select"
             )
-            row.page = slug or "naive (pn.bind)"
+            row.page = label
             out.append(row)
         finally:
             page.context.close()
-    return out[0], out[1]
+    return out[0], out[1], out[2]
 
 
 # ------------------------------------------------------------------- output
@@ -620,21 +621,26 @@ def run(
     log_path = Path(tempfile.mkdtemp(prefix="latency-")) / "panel.log"
     with (
         sync_playwright() as pw,
-        served(["app", "benchmarks/naive_app.py"], log=log_path, profile=profile) as base,
+        served(
+            ["app", "benchmarks/naive_app.py", "benchmarks/floor_app.py"],
+            log=log_path,
+            profile=profile,
+        ) as base,
     ):
         browser = launch(pw)
         try:
             log(HEADER)
-            ours = theirs = None
+            ours = theirs = floor = None
             if naive:
                 try:
-                    ours, theirs = run_naive(browser, base, samples, quiet_ms)
+                    ours, theirs, floor = run_naive(browser, base, samples, quiet_ms)
                 except Exception as err:
                     log(f"naive comparison failed: {type(err).__name__}: {err}")
                     failed.append({"page": "naive", "size": "default", "error": str(err)[:500]})
+                for row in (ours, theirs, floor):
+                    if row:
+                        log(format_row(row))
                 if ours and theirs:
-                    log(format_row(ours))
-                    log(format_row(theirs))
                     ratio = theirs.p50 / ours.p50 if ours.p50 and theirs.p50 else None
                     comparison = {
                         "ours": asdict(ours),
@@ -642,6 +648,7 @@ def run(
                         "speedup_p50": ratio,
                         "speedup_p95": theirs.p95 / ours.p95 if ours.p95 and theirs.p95 else None,
                         "goal": NAIVE_GOAL,
+                        "floor": asdict(floor) if floor else None,
                     }
             for slug in pages:  # page by page: a stopped run still has both sizes of some
                 for size in sizes:
@@ -750,6 +757,12 @@ def summary(result: dict[str, Any]) -> tuple[list[str], list[str]]:
             f"{naive['ours']['p50']:.0f} ms → ours {naive['speedup_p50']:.1f}× faster "
             f"(p95: {naive['speedup_p95'] or math.nan:.1f}×; goal ≥ {NAIVE_GOAL:.0f}×)"
         )
+        floor = naive.get("floor")
+        if floor and floor["p50"]:
+            lines.append(
+                f"Floor, the same figure moved by the browser alone: p50 {floor['p50']:.0f}, "
+                f"p95 {floor['p95']:.0f} ms (no control can be faster in this browser)"
+            )
     errors = result["meta"].get("server_errors") or []
     if errors:
         lines.append("")

@@ -45,7 +45,7 @@ def code_table(t: int) -> hv.Overlay:
 
 t = pn.widgets.IntSlider(name="Position t", start=0, end=N - 1, value=10)
 
-if pn.state.served:
+if __name__.startswith("bokeh"):  # served (not imported by floor_app.py)
     pn.Column(t, pn.panel(pn.bind(code_table, t)), sizing_mode="stretch_width").servable(
         title="Naive pn.bind rebuild"
     )
