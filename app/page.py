@@ -23,6 +23,8 @@ from __future__ import annotations
 import contextlib
 import html
 import sys
+import time
+import weakref
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
@@ -42,19 +44,47 @@ __all__ = ["Page", "one_update", "respond_at_once", "walk_the_graph_once"]
 _PAGE_HEADING_CSS = "h2 { font-size: 1.4em; margin-block: 0.4em 0; }"
 
 
+#: How long a change waits when it reaches the server right after a long one
+#: of the same session (a drag outrunning the server), so that the values the
+#: browser sent meanwhile are read first and only the latest is drawn.
+CATCH_UP_MS = 10
+#: "Long": a change that kept the server busy this long (seconds) may have let
+#: a drag's next values queue up (a drag sends one every frame or two).
+_LONG_S = 0.015
+#: "Right after": queued values are read within a few ms of the end of the
+#: change they waited for, plus the time to send its patch. A change that
+#: comes later found the server idle and waits for nothing.
+_RIGHT_AFTER_S = 0.05
+#: When each session's last change started and finished (monotonic seconds).
+_last_change: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
+
+
 def respond_at_once(view: pn.viewable.Viewable) -> pn.viewable.Viewable:
     """Make every widget in ``view`` answer a change without Panel's wait, in one hold.
 
     Panel 1.9 waits ``_debounce`` (50 ms) before handling a widget change on
     the server, to merge bursts; for a slider that is most of the round trip.
-    With 0 the change is still handled on the next turn of the event loop, so
-    a burst that arrived together is still merged. Each change is then handled
+    With 0 the change is handled on the next turn of the event loop (changes
+    Panel has heard of by then are merged). Each change is then handled
     inside one ``pn.io.hold``: the figures it touches go out as one message
     (measured: the ALiBi head control went from 27 messages to one), and
     Bokeh walks the document's model graph at most once, and only when the
     change added or removed models (see :func:`walk_the_graph_once`).
-    Both are private hooks of Panel's ``Syncable``; tests/app/test_respond.py
-    fails if a Panel upgrade changes them.
+
+    A drag sends a value every few tens of ms, faster than most changes are
+    drawn. The values that arrive while a change is being handled wait in the
+    socket, and Bokeh reads them one message at a time: with no wait, each
+    was handled in turn (a 15-value drag of Context extension's factor drew 14
+    of them, and the figures showed the last one a second after the drag
+    ended). A change that reaches the server right after a long change of the
+    same session therefore waits :data:`CATCH_UP_MS`, time enough to read the
+    queued values, which Panel merges into one change of the latest. A short
+    change (a throttled slider's ``value`` before its ``value_throttled``)
+    lets nothing queue, so what follows it does not wait.
+
+    These are private hooks of Panel's ``Syncable`` (``_debounce``,
+    ``_process_events``, ``_server_change``); tests/app/test_respond.py fails
+    if a Panel upgrade changes them.
     """
     for widget in view.select(pn.widgets.Widget):
         if getattr(widget, "_responds_at_once", False):
@@ -67,13 +97,38 @@ def respond_at_once(view: pn.viewable.Viewable) -> pn.viewable.Viewable:
 
             def held(arg: Any, _handle: Any = handle, _widget: Any = widget) -> None:
                 inside = _within_slider(_widget, arg)
-                with one_update():
-                    _handle(inside)
+                started = time.monotonic()
+                try:
+                    with one_update():
+                        _handle(inside)
+                finally:
+                    doc = pn.state.curdoc
+                    if doc is not None:
+                        _last_change[doc] = (started, time.monotonic())
                 if inside is not arg:
                     # The browser shows a value the slider does not have: send it back.
                     _widget.param.trigger("value")
 
             setattr(widget, name, held)
+        server_change = widget._server_change
+
+        # Bokeh checks the signature of the callback Panel makes of this.
+        def catch_up(
+            doc: Any,
+            ref: str,
+            subpath: str | None,
+            attr: str,
+            old: Any,
+            new: Any,
+            _widget: Any = widget,
+            _change: Any = server_change,
+        ) -> None:
+            started, finished = _last_change.get(doc, (0.0, 0.0))
+            behind = finished - started >= _LONG_S and time.monotonic() - finished < _RIGHT_AFTER_S
+            _widget._debounce = CATCH_UP_MS if behind else 0
+            _change(doc, ref, subpath, attr, old, new)
+
+        widget._server_change = catch_up
         widget._responds_at_once = True
     return view
 

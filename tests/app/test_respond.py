@@ -7,6 +7,9 @@ upgrade of Panel changes them, instead of the pages silently getting slower.
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
 import panel as pn
 import pytest
 from bokeh.document import Document
@@ -15,7 +18,7 @@ from bokeh.plotting import figure
 from panel.io.state import set_curdoc
 
 from app.main import PAGES
-from app.page import one_update, walk_the_graph_once
+from app.page import CATCH_UP_MS, one_update, walk_the_graph_once
 
 
 def _widget(view: pn.viewable.Viewable, name: str) -> pn.widgets.Widget:
@@ -230,3 +233,42 @@ def test_an_integer_slider_value_off_its_steps_goes_to_the_nearest_step(value):
     expected = widget.start + 2 * round((value - widget.start) / 2)
     assert page.d == expected and page.d % 2 == 0
     assert widget.value == expected and model.value == expected
+
+
+def _served_widget(slug: str, name: str) -> tuple[Any, pn.widgets.Widget, Document, str]:
+    page = PAGES[slug]()
+    sidebar = page.sidebar()
+    widget = next(w for w in sidebar.select(pn.widgets.Widget) if w.name == page.param[name].label)
+    doc = Document()
+    doc.add_root(pn.Row(sidebar, page.content()).get_root(doc))
+    (model,) = [m for m, _ in widget._models.values()]
+    return page, widget, doc, model.ref["id"]
+
+
+def test_a_change_right_after_a_long_one_waits_for_the_values_queued_behind_it():
+    """A drag outrunning the server: the next value, arriving as a long change
+    ends, waits CATCH_UP_MS so that the values queued behind it are read first
+    (and merged by Panel); one arriving after a pause does not wait."""
+    page, widget, doc, ref = _served_widget("extension", "d")
+    with set_curdoc(doc):
+        widget._process_events({"value": 64})  # every figure redrawn: a long change
+        # Without a session Panel handles the change at once, after setting the wait.
+        widget._server_change(doc, ref, None, "value", 64, 96)
+        assert widget._debounce == CATCH_UP_MS
+        assert page.d == 96
+        time.sleep(0.1)
+        widget._server_change(doc, ref, None, "value", 96, 64)
+        assert widget._debounce == 0
+        assert page.d == 64
+
+
+def test_a_throttled_slider_release_does_not_wait_after_its_own_value():
+    """A throttled slider sends ``value`` (nothing to draw: a short change) and
+    then ``value_throttled``; the release must not wait behind the first."""
+    page, widget, doc, ref = _served_widget("sinusoidal", "d")
+    assert page.widget_specs["d"].get("throttled")
+    with set_curdoc(doc):
+        widget._process_events({"value": 32})
+        widget._server_change(doc, ref, None, "value_throttled", 64, 32)
+        assert widget._debounce == 0
+        assert page.d == 32
