@@ -9,13 +9,12 @@ benchmark (real server, real Chromium) and checks it.
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from benchmarks import latency
-from benchmarks._browser import chromium_path, launch, served
+from benchmarks._browser import launch, served
 
 pytestmark = pytest.mark.ui
 
@@ -35,13 +34,7 @@ def _compare() -> tuple[latency.Row | None, latency.Row | None, latency.Row | No
 
 
 @pytest.mark.timeout(300)
-def test_the_floor_is_drawn_by_the_browser_alone():
-    try:
-        chromium_path()
-    except FileNotFoundError as err:
-        if os.environ.get("CI"):
-            pytest.fail(str(err))
-        pytest.skip(str(err))
+def test_the_floor_is_drawn_by_the_browser_alone(chromium):
     # A thread of its own, as in test_latency_guard (one sync Playwright per thread).
     with ThreadPoolExecutor(max_workers=1) as pool:
         ours, naive, floor = pool.submit(_compare).result()

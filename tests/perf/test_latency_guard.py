@@ -18,14 +18,12 @@ Chromium fails the test instead of skipping it.
 from __future__ import annotations
 
 import json
-import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from benchmarks import latency
-from benchmarks._browser import chromium_path
 
 pytestmark = pytest.mark.ui
 
@@ -45,13 +43,7 @@ def _reference() -> dict[tuple[str, str, str], float]:
 
 # About 62 controls × 3 samples plus 7 page loads: 5 min on 2 cores; its own budget.
 @pytest.mark.timeout(1200)
-def test_no_control_got_three_times_slower(capsys):
-    try:
-        chromium_path()
-    except FileNotFoundError as err:
-        if os.environ.get("CI"):
-            pytest.fail(str(err))
-        pytest.skip(str(err))
+def test_no_control_got_three_times_slower(capsys, chromium):
     reference = _reference()
     # In a thread of its own: the browser tests' Playwright (sync API) keeps an
     # event loop in this thread, and a second sync Playwright refuses to start
