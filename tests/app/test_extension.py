@@ -236,6 +236,25 @@ def test_band_chart_lines_are_exact_with_few_points_up_to_a_million(page):
             assert lines[method][1][-1] == pytest.approx(sch.scaled[i] * T)
 
 
+@pytest.mark.parametrize("factor", [1, 4, 32])
+def test_band_label_sits_on_the_band_edge(page, factor):
+    """E2's "trained band" label is drawn on the band's edge at L′, above it.
+    Hung under the edge, it was crossed by the lines that end on the edge at
+    L′, and at L′ = 32 L (the slowest pair's band 1/35 of the axis) cut by the
+    axis."""
+    page.target_len = factor * page.trained_len
+    sch = page.schedule()
+    i = page._pair_key()
+    rows = page._pair_rows(i, sch)
+    labels = rows["labels"]
+    assert labels["text"][1].startswith("trained band")
+    assert labels["position"][1] == sch.target_len
+    assert labels["angle"][1] == pytest.approx(float(sch.trained_edge[i]))
+    assert labels["baseline"][1] == "bottom" == labels["text_baseline"][1]
+    # The axis leaves room above the edge for the text (a tenth of the axis at L′ = L).
+    assert rows["band"]["__y_end"][0] >= 1.1 * labels["angle"][1]
+
+
 def test_band_chart_highlights_the_selected_method(page, render, document):
     plot = render(page.figures["band"].plot)
     document.add_root(plot.state)
