@@ -38,8 +38,8 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 from benchmarks import latency
 from benchmarks._browser import WireCounter, first_load, launch, new_page, served
 
-# Sends the values, one every `gap` ms (and the release, for a throttled
-# slider), then waits for quiet (see _browser.PROBE_JS).
+# Sends the values, one every `gap` ms (all in one go for 0; and the release,
+# for a throttled slider), then waits for quiet (see _browser.PROBE_JS).
 _DRAG_JS = """
 async ([id, values, gap, quiet, throttled]) => {
   const pe = window.__pe;
@@ -49,7 +49,7 @@ async ([id, values, gap, quiet, throttled]) => {
   const t0 = performance.now();
   let last = t0;
   for (let i = 0; i < values.length; i++) {
-    if (i > 0) await new Promise(r => setTimeout(r, gap));
+    if (i > 0 && gap > 0) await new Promise(r => setTimeout(r, gap));
     model.value = values[i];
     last = performance.now();
   }
@@ -60,9 +60,19 @@ async ([id, values, gap, quiet, throttled]) => {
   return {
     catchUp: Math.max(0, end - last), drag: last - t0, timedOut,
     patches: pe.inbound.filter(m => m.type === 'PATCH-DOC').length,
+    sent: pe.outbound.filter(m => m.type === 'PATCH-DOC').length,
   };
 }
 """
+
+
+def drag(
+    page: Any, model_id: str, values: list[float], gap_ms: float, throttled: bool = False
+) -> dict[str, Any]:
+    """One drag of a slider's Bokeh model in a page with the probe: ``catchUp`` (last
+    value → last paint, ms), ``drag`` (ms spent sending), ``patches`` (from the
+    server), ``sent`` (to it), ``timedOut``."""
+    return page.evaluate(_DRAG_JS, [model_id, values, gap_ms, 300, throttled])
 
 
 def sweep(widget: dict[str, Any], count: int) -> list[float]:
@@ -87,9 +97,9 @@ def measure(
     back = [*forward[-2::-1], widget["value"]]
     for i in range(drags):
         way = forward if i % 2 == 0 else back
-        runs.append(page.evaluate(_DRAG_JS, [widget["id"], way, gap_ms, 300, throttled]))
+        runs.append(drag(page, widget["id"], way, gap_ms, throttled))
     if drags % 2:  # leave the slider where it was
-        page.evaluate(_DRAG_JS, [widget["id"], back, gap_ms, 300, throttled])
+        drag(page, widget["id"], back, gap_ms, throttled)
     catch = [r["catchUp"] for r in runs]
     return {
         "catch_up_p50": statistics.median(catch),
@@ -131,7 +141,7 @@ def run(pages: list[str], values: int, gap_ms: float, drags: int) -> list[dict[s
                 found, _ = latency.match_widgets(page, slug, names, wire, 300)
                 for name in names:
                     widget = found.get(name)
-                    if widget is None or not latency._is_slider(widget):
+                    if widget is None or not latency.is_slider(widget):
                         continue
                     spec = latency.PAGES[slug].widget_specs.get(name, {})
                     throttled = bool(spec.get("throttled"))

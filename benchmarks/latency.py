@@ -77,6 +77,8 @@ LOAD_BUDGET = 2500.0
 CHECK_FACTOR = 3.0
 FILE_INPUTS = {"page": "extension", "control": "config.json paste / file", "why": "file input"}
 NAIVE_GOAL = 4.0
+#: What the benchmark serves: the app, the naive rebuild and the floor.
+APPS = ("app", "benchmarks/naive_app.py", "benchmarks/floor_app.py")
 
 #: Controls that only select among data already computed (highlighted position,
 #: clock hands, selected head / row / pair): p95 ≤ 20 ms. Everything else is
@@ -176,7 +178,7 @@ def largest_query(slug: str) -> dict[str, str]:
 
 
 # -------------------------------------------------------------- value walks
-def _is_slider(w: dict[str, Any]) -> bool:
+def is_slider(w: dict[str, Any]) -> bool:
     return "start" in w and "end" in w and "value" in w and w.get("step") is not None
 
 
@@ -231,7 +233,7 @@ def props_for(widget: dict[str, Any], value: Any, throttled: bool) -> dict[str, 
         return {"active": value}
     if isinstance(widget.get("active"), bool):
         return {"active": value}
-    if _is_slider(widget) and throttled:
+    if is_slider(widget) and throttled:
         return {"value": value, "value_throttled": value}
     return {"value": value}
 
@@ -622,7 +624,7 @@ def run(
     with (
         sync_playwright() as pw,
         served(
-            ["app", "benchmarks/naive_app.py", "benchmarks/floor_app.py"],
+            list(APPS),
             log=log_path,
             profile=profile,
         ) as base,

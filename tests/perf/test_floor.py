@@ -24,8 +24,7 @@ SAMPLES = 3
 def _compare() -> tuple[latency.Row | None, latency.Row | None, latency.Row | None]:
     from playwright.sync_api import sync_playwright
 
-    apps = ["app", "benchmarks/naive_app.py", "benchmarks/floor_app.py"]
-    with sync_playwright() as pw, served(apps) as base:
+    with sync_playwright() as pw, served(list(latency.APPS)) as base:
         browser = launch(pw)
         try:
             return latency.run_naive(browser, base, SAMPLES, 120)
