@@ -254,6 +254,14 @@ class Figure:
     ``plot`` is built once per page instance and updates in place; ``controls``
     names the page parameters that drive it; ``readout`` is an optional pane
     of exact numbers shown under the plot.
+
+    ``linked_axes=False`` keeps the figure's axes its own. Panel otherwise
+    gives figures of the same dimensions one pair of axes (zoom one, the
+    other follows), right for two views of one table, wrong for the same
+    kind of plot at two lengths (Relative's T1b and T2). HoloViews'
+    ``shared_axes=False`` unlinks them too, but HoloViews then never
+    recomputes an overlay's ranges on an update: the axes kept the first
+    frame's length when the sequence got shorter.
     """
 
     title: str
@@ -263,6 +271,7 @@ class Figure:
     controls: tuple[str, ...]
     readout: Any = None
     extras: tuple[Any, ...] = field(default=())
+    linked_axes: bool = True
 
 
 _CARD_CSS = """
@@ -288,7 +297,8 @@ def formula_pane(formula: str, **params: Any) -> pn.pane.LaTeX:
 
 def figure_card(fig: Figure) -> pn.Card:
     """The standard frame of a figure: title, plot, readout, caption, formula."""
-    items: list[Any] = [fig.plot]
+    plot = fig.plot if fig.linked_axes else pn.pane.HoloViews(fig.plot, linked_axes=False)
+    items: list[Any] = [plot]
     if fig.readout is not None:
         items.append(fig.readout)
     items.extend(fig.extras)

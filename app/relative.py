@@ -813,23 +813,21 @@ class RelativePage(Page):
                 framewise=True,
                 xlabel=_OFFSET.label,
                 ylabel="bucket index",
-                shared_axes=False,
                 **plot_opts(height=320),
             )
         )
         matrix = self.in_place(self._bias_image, self._bias_mask).opts(
-            hv.opts.Overlay(shared_axes=False, **plot_opts(height=340))
+            hv.opts.Overlay(**plot_opts(height=340))
         )
-        shaw = self.in_place(self._shaw_chart).opts(
-            hv.opts.Overlay(shared_axes=False, **plot_opts(height=340))
-        )
+        shaw = self.in_place(self._shaw_chart).opts(hv.opts.Overlay(**plot_opts(height=340)))
         nope = self.in_place(self._nope_plot).opts(
-            hv.opts.Overlay(framewise=True, shared_axes=False, **plot_opts(height=300))
+            hv.opts.Overlay(framewise=True, **plot_opts(height=300))
         )
         return {
             "buckets": Figure(
                 title="T1a · T5: which bucket does each offset fall in?",
                 plot=steps,
+                linked_axes=False,
                 caption=(
                     "T5 does not learn one number per offset but one per <em>bucket</em>. "
                     "Near the query every offset has its own bucket (exact, light blue); "
@@ -857,6 +855,7 @@ class RelativePage(Page):
             "bias": Figure(
                 title="T1b · One head's bias matrix (illustrative — real values are learned)",
                 plot=matrix,
+                linked_axes=False,
                 caption=(
                     "Each head has a table of one bias per bucket; entry (i, j) of its "
                     "matrix is the bias of the bucket of j − i, added to the attention "
@@ -877,6 +876,7 @@ class RelativePage(Page):
             "shaw": Figure(
                 title="T2 · Shaw et al.: offsets clipped to ±k",
                 plot=shaw,
+                linked_axes=False,
                 caption=(
                     "Shaw, Uszkoreit and Vaswani (2018) learn one vector per offset, added "
                     "to the key in the score (and to the value). Offsets are clipped to −k … "
@@ -897,6 +897,7 @@ class RelativePage(Page):
             "nope": Figure(
                 title="T3 · NoPE: the causal mask alone",
                 plot=nope,
+                linked_axes=False,
                 caption=(
                     "With no position encoding and equal scores, causal query i spreads its "
                     "attention evenly over the i + 1 keys it may see: 1/(i + 1) each "

@@ -262,21 +262,7 @@ def _ranges(fig) -> list:
     return [getattr(fig, axis) for axis in ("x_range", "y_range")]
 
 
-#: Known: Relative's T1b and T2 keep their axes when the sequence gets shorter.
-#: HoloViews keeps an image's data aspect from the *current* ranges on an
-#: update, so the square axes never shrink (noted on issue 8, not fixed).
-_AXES_KEPT = {"relative"}
-
-
-@pytest.mark.parametrize(
-    "slug",
-    [
-        pytest.param(s, marks=pytest.mark.xfail(strict=True, reason="data aspect keeps the axes"))
-        if s in _AXES_KEPT
-        else s
-        for s in IN_PLACE
-    ],
-)
+@pytest.mark.parametrize("slug", IN_PLACE)
 def test_the_axes_follow_the_data(slug):
     """After changes, each figure's axes are those of a figure drawn fresh for the same values.
 

@@ -343,3 +343,29 @@ def test_two_sessions_render_side_by_side(render):
         for fig in page.figures.values():
             document.add_root(render(fig.plot, doc=document).state)
         page.set_state(head=2, clip_k=5, mode="causal")
+
+
+def test_square_figures_shrink_with_the_sequence_and_keep_their_own_axes():
+    """T1b and T2 follow a shorter n, each with its own axes (they used to keep
+    the first frame's 128 × 128 and 24 × 24: ``shared_axes=False`` stopped
+    HoloViews from recomputing an overlay's ranges on an update)."""
+    import panel as pn
+    from panel.io.state import set_curdoc
+
+    page, document = RelativePage(), Document()
+    content = page.content()
+    with set_curdoc(document):
+        document.add_root(content.get_root(document))
+    panes = {pane.object: pane for pane in content.select(pn.pane.HoloViews)}
+    bias, shaw = (
+        panes[page.figures[name].plot]._plots[document.roots[0].ref["id"]][0].state
+        for name in ("bias", "shaw")
+    )
+    assert bias.x_range is not shaw.x_range and bias.y_range is not shaw.y_range
+    for bias_len, shaw_len in [(8, 6), (40, 30), (4, 2)]:
+        with set_curdoc(document):
+            page.set_state(bias_len=bias_len, shaw_len=shaw_len)
+        for fig, n in ((bias, bias_len), (shaw, shaw_len)):
+            assert (fig.x_range.start, fig.x_range.end) == (-0.5, n - 0.5)
+            # Queries run down the page (invert_yaxis).
+            assert (fig.y_range.start, fig.y_range.end) == (n - 0.5, -0.5)
