@@ -13,13 +13,15 @@ Per slider it prints:
   max over the drags (what the user sees as lag when the pointer stops);
 - ``drag``: how long sending the values took (the browser's main thread is
   also busy painting, so a drag takes longer than values × gap);
-- ``patches``: document patches the server sent (one per value drawn).
+- ``patches``: document patches the server sent (one per value drawn; 0
+  for a select control the browser draws alone).
 
     python benchmarks/drag.py                       # every page
     python benchmarks/drag.py --pages extension --values 15 --gap-ms 30
 
 Controls shown only in some state (Context extension's method knobs) are
-skipped; so are select controls, which the browser draws alone.
+dragged in that state, which the page is put in through its own widgets,
+as ``latency.py`` does.
 """
 
 from __future__ import annotations
@@ -80,7 +82,14 @@ def sweep(widget: dict[str, Any], count: int) -> list[float]:
     low, high, step = widget["start"], widget["end"], widget["step"]
     value = widget["value"]
     delta = max(step, round((high - low) / (3 * count) / step) * step)
-    sign = 1 if value + count * delta <= high else -1
+    # Towards the end with more room (ALiBi's head, 1 … 8 from 1, went down
+    # before: every value was the current one, so nothing was drawn).
+    if value + count * delta <= high:
+        sign = 1
+    elif value - count * delta >= low:
+        sign = -1
+    else:
+        sign = 1 if high - value >= value - low else -1
     out = []
     for i in range(1, count + 1):
         v = min(max(value + sign * i * delta, low), high)
@@ -111,11 +120,14 @@ def measure(
 
 
 def _format(row: dict[str, Any]) -> str:
-    late = f"  {row['timeouts']} timed out" if row["timeouts"] else ""
+    notes = [row["kind"]] + ["throttled"] * row["throttled"]
+    notes += [f"{k}={v}" for k, v in row["context"].items()]
+    if row["timeouts"]:
+        notes.append(f"{row['timeouts']} timed out")
     return (
         f"{row['page']:<11} {row['control']:<16} {row['catch_up_p50']:>8.0f} "
-        f"{row['catch_up_max']:>6.0f} {row['drag_ms']:>6.0f} {row['patches']:>8.0f}"
-        f"{'  throttled' if row['throttled'] else ''}{late}"
+        f"{row['catch_up_max']:>6.0f} {row['drag_ms']:>6.0f} {row['patches']:>8.0f}  "
+        + ", ".join(notes)
     )
 
 
@@ -131,24 +143,28 @@ def run(pages: list[str], values: int, gap_ms: float, drags: int) -> list[dict[s
                 wire = WireCounter(page)
                 first_load(page, f"{base}/app?page={slug}")
                 groups, _ = latency.plan(slug)
-                names = [
-                    n
-                    for context, group in groups
-                    if not context
-                    for n in group
-                    if n not in latency.select_controls(slug)
-                ]
-                found, _ = latency.match_widgets(page, slug, names, wire, 300)
-                for name in names:
-                    widget = found.get(name)
-                    if widget is None or not latency.is_slider(widget):
+                selects = latency.select_controls(slug)
+                for context, names in groups:
+                    if not latency.set_context(page, slug, context, wire, 300):
                         continue
-                    spec = latency.PAGES[slug].widget_specs.get(name, {})
-                    throttled = bool(spec.get("throttled"))
-                    numbers = measure(page, widget, values, gap_ms, drags, throttled)
-                    row = {"page": slug, "control": name, "throttled": throttled, **numbers}
-                    print(_format(row), flush=True)
-                    rows.append(row)
+                    found, _ = latency.match_widgets(page, slug, names, wire, 300)
+                    for name in names:
+                        widget = found.get(name)
+                        if widget is None or not latency.is_slider(widget):
+                            continue
+                        spec = latency.PAGES[slug].widget_specs.get(name, {})
+                        throttled = bool(spec.get("throttled"))
+                        numbers = measure(page, widget, values, gap_ms, drags, throttled)
+                        row = {
+                            "page": slug,
+                            "control": name,
+                            "kind": "select" if name in selects else "compute",
+                            "throttled": throttled,
+                            "context": context,
+                            **numbers,
+                        }
+                        print(_format(row), flush=True)
+                        rows.append(row)
                 page.context.close()
         finally:
             browser.close()

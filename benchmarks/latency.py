@@ -437,7 +437,7 @@ def measure_control(
     )
 
 
-def _set_context(
+def set_context(
     page: Any, slug: str, context: dict[str, str], wire: WireCounter, quiet_ms: float
 ) -> bool:
     """Put the page in ``context`` (e.g. method=yarn) through its own widgets."""
@@ -509,7 +509,7 @@ def run_page(
         load["page"] = slug
         rows: list[Row] = []
         for context, names in groups:
-            if context and not _set_context(page, slug, context, wire, quiet_ms):
+            if context and not set_context(page, slug, context, wire, quiet_ms):
                 skipped += [(n, f"could not set {context}") for n in names]
                 continue
             found, missing = match_widgets(page, slug, names, wire, quiet_ms)
