@@ -1497,6 +1497,9 @@ class ExtensionPage(Page):
         if edge >= 2 * math.pi:
             band_text = f"turns {edge / (2 * math.pi):.3g}× within L: every angle seen "
         ends = [(float(x[-1]), float(y[-1]), _SHORT[m]) for m, (x, y) in lines.items()]
+        # L's label reads to the right of its line, unless L is near the axis'
+        # end (L′ < 1.25 L): there it would be cut off, so it reads to the left.
+        l_right = T >= 1.25 * L
         rows = {
             "highlight": {"pair": [i], "wavelength": [float(sch.wavelength[i])]},
             "band": {"y0": [0.0], "y1": [edge], "__y_end": [top * 1.1]},
@@ -1511,8 +1514,12 @@ class ExtensionPage(Page):
             "labels": {
                 "position": [L, T, sch.served_len if served else L],
                 "angle": [top * 0.02, edge, top * 0.5],
-                "text": [f" L = {L:,}", band_text, " served S" if served else ""],
-                "align": ["left", "right", "left"],
+                "text": [
+                    f" L = {L:,}" if l_right else f"L = {L:,} ",
+                    band_text,
+                    " served S" if served else "",
+                ],
+                "align": ["left" if l_right else "right", "right", "left"],
                 # The band's label sits on its edge: under it, the lines that end
                 # on the edge at L′ crossed it, and a thin band (the slowest pairs
                 # at large L′, 3 % of the axis) cut it at the axis.

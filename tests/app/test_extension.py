@@ -255,6 +255,20 @@ def test_band_label_sits_on_the_band_edge(page, factor):
     assert rows["band"]["__y_end"][0] >= 1.1 * labels["angle"][1]
 
 
+@pytest.mark.parametrize(
+    ("factor", "align"), [(1, "right"), (1.2, "right"), (1.25, "left"), (4, "left")]
+)
+def test_trained_length_label_stays_inside_the_axis(page, factor, align):
+    """E2's "L = …" label reads away from the axis' end: at L′ = L its line is
+    the right edge, and the label, written to its right, was cut off."""
+    page.target_len = round(factor * page.trained_len)
+    rows = page._pair_rows(page._pair_key(), page.schedule())
+    labels = rows["labels"]
+    assert labels["position"][0] == page.trained_len
+    assert labels["text"][0].strip() == f"L = {page.trained_len:,}"
+    assert labels["align"][0] == align == labels["text_align"][0]
+
+
 def test_band_chart_highlights_the_selected_method(page, render, document):
     plot = render(page.figures["band"].plot)
     document.add_root(plot.state)
