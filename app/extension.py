@@ -1168,6 +1168,19 @@ class ExtensionPage(Page):
                 else:
                     target = min(max(target, trained), MAX_TARGET)
                     rest["factor"] = repr(min(max(target / trained, 1.0), MAX_TARGET / trained))
+            if "served_len" not in rest and self.served_len == self.target_len:
+                # As a slider does: a served length equal to the target stays equal to
+                # it (`?factor=1` alone had S clamped from 16,384, with a note about a
+                # control the method does not even show).
+                try:
+                    target, _ = coerce_value(type(self).param.target_len, rest["target_len"])
+                    trained, _ = coerce_value(
+                        type(self).param.trained_len, rest.get("trained_len", str(self.trained_len))
+                    )
+                except (KeyError, ValueError):
+                    pass
+                else:
+                    rest["served_len"] = str(min(max(target, trained), MAX_TARGET))
             notes += super().apply_query(rest)
         finally:
             self._from_link = False

@@ -535,6 +535,22 @@ def test_link_with_factor_only_sets_the_target(page):
     assert page.factor == 4.0
 
 
+def test_a_link_moving_the_target_takes_a_served_length_that_was_on_it(page):
+    """``?factor=1`` alone clamped S (16,384) to L′ = 4,096 with a note about a
+    knob the default method does not show; a slider keeps S on L′ instead."""
+    assert page.served_len == page.target_len
+    notes = page.apply_query({"factor": "1"})
+    assert page.target_len == page.trained_len == page.served_len == 4096
+    assert not any("Served length" in note for note in notes)
+    # A link that names S keeps its S (clamped, with a note, past L′).
+    notes = page.apply_query({"target_len": "8192", "served_len": "20000"})
+    assert page.served_len == 8192 and any("Served length" in note for note in notes)
+    # An S moved off L′ stays where it is.
+    page.apply_query({"served_len": "5000"})
+    page.apply_query({"target_len": "16384"})
+    assert (page.served_len, page.target_len) == (5000, 16_384)
+
+
 def test_link_with_a_preset_gets_its_values(page):
     page.apply_query({"preset": "llama-2-7b"})  # the default preset: still filled
     assert page.target_len == 4096
