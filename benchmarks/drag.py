@@ -9,8 +9,9 @@ sizes, sets ``--values`` values on the slider's Bokeh model one every
 ``--gap-ms`` (the messages a drag sends), then waits for the page to settle.
 Per slider it prints:
 
-- ``catch-up``: from the last value sent to the last figure painted, p50 and
-  max over the drags (what the user sees as lag when the pointer stops);
+- ``catch-up``: from the last value sent to the last figure painted (or the
+  last patch applied, for a control that only changes text), p50 and max
+  over the drags (what the user sees as lag when the pointer stops);
 - ``drag``: how long sending the values took (the browser's main thread is
   also busy painting, so a drag takes longer than values × gap);
 - ``patches``: document patches the server sent (one per value drawn; 0
@@ -58,7 +59,10 @@ async ([id, values, gap, quiet, throttled]) => {
   // A throttled slider tells the server at the release (value_throttled).
   if (throttled) { model.value_throttled = values.at(-1); last = performance.now(); }
   const timedOut = await pe.settle(last, quiet, 60000, true);
-  const end = pe.frames.at(-1) ?? pe.patchFrames.at(-1) ?? last;
+  // The later of the last figure paint and the last patch applied: a control
+  // that only changes text (Compare's heads) ends at its patch.
+  const ends = [pe.frames.at(-1), pe.patchFrames.at(-1)].filter(t => t != null);
+  const end = ends.length ? Math.max(...ends) : last;
   return {
     catchUp: Math.max(0, end - last), drag: last - t0, timedOut,
     patches: pe.inbound.filter(m => m.type === 'PATCH-DOC').length,
