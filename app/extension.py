@@ -1145,47 +1145,42 @@ class ExtensionPage(Page):
                     else:  # a link names its preset to get that model's values
                         self._show_preset(fill=True)
             rest = {k: v for k, v in query.items() if k != "preset"}
-            if "factor" in rest and "target_len" not in rest:
-                # A link with s but no L′: s drives L′.
-                try:
-                    factor, _ = coerce_value(type(self).param.factor, rest["factor"])
-                    trained, _ = coerce_value(
-                        type(self).param.trained_len, rest.get("trained_len", str(self.trained_len))
-                    )
-                except ValueError:
-                    pass
-                else:
-                    rest["target_len"] = str(min(max(round(factor * trained), trained), MAX_TARGET))
-            elif "target_len" in rest and "factor" not in rest:
-                # A link with L′ but no s: L′ drives s.
-                try:
-                    target, _ = coerce_value(type(self).param.target_len, rest["target_len"])
-                    trained, _ = coerce_value(
-                        type(self).param.trained_len, rest.get("trained_len", str(self.trained_len))
-                    )
-                except ValueError:
-                    pass
-                else:
+            trained = self._link_value("trained_len", rest)
+            factor = self._link_value("factor", rest) if "factor" in rest else None
+            target = self._link_value("target_len", rest) if "target_len" in rest else None
+            if trained is not None:
+                if factor is not None and "target_len" not in rest:
+                    # A link with s but no L′: s drives L′.
+                    target = min(max(round(factor * trained), trained), MAX_TARGET)
+                    rest["target_len"] = str(target)
+                elif target is not None and "factor" not in rest:
+                    # A link with L′ but no s: L′ drives s.
                     target = min(max(target, trained), MAX_TARGET)
                     rest["factor"] = repr(min(max(target / trained, 1.0), MAX_TARGET / trained))
-            if "served_len" not in rest and self.served_len == self.target_len:
-                # As a slider does: a served length equal to the target stays equal to
-                # it (`?factor=1` alone had S clamped from 16,384, with a note about a
-                # control the method does not even show).
-                try:
-                    target, _ = coerce_value(type(self).param.target_len, rest["target_len"])
-                    trained, _ = coerce_value(
-                        type(self).param.trained_len, rest.get("trained_len", str(self.trained_len))
-                    )
-                except (KeyError, ValueError):
-                    pass
-                else:
+                if (
+                    target is not None
+                    and "served_len" not in rest
+                    and self.served_len == self.target_len
+                ):
+                    # As a slider does: a served length equal to the target stays
+                    # equal to it (`?factor=1` alone had S clamped from 16,384, with a
+                    # note about a control the method does not even show).
                     rest["served_len"] = str(min(max(target, trained), MAX_TARGET))
             notes += super().apply_query(rest)
         finally:
             self._from_link = False
         self.notes = notes
         return notes
+
+    def _link_value(self, name: str, query: Mapping[str, Any]) -> Any:
+        """The link's value of ``name`` (the current one if it has none); None if unusable."""
+        try:
+            value, _ = coerce_value(
+                type(self).param[name], query.get(name, str(getattr(self, name)))
+            )
+        except ValueError:
+            return None
+        return value
 
     # ------------------------------------------------------- the computation
     def _key(self) -> tuple:
