@@ -76,8 +76,9 @@ def drag(
     page: Any, model_id: str, values: list[float], gap_ms: float, throttled: bool = False
 ) -> dict[str, Any]:
     """One drag of a slider's Bokeh model in a page with the probe: ``catchUp`` (last
-    value → last paint, ms), ``drag`` (ms spent sending), ``patches`` (from the
-    server), ``sent`` (to it), ``timedOut``."""
+    value → last paint, or last patch applied for a text-only control, ms),
+    ``drag`` (ms spent sending), ``patches`` (from the server), ``sent`` (to
+    it), ``timedOut``."""
     return page.evaluate(_DRAG_JS, [model_id, values, gap_ms, 300, throttled])
 
 

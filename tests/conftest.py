@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+from benchmarks._browser import chromium_path
 
 # CI runs the property tests with a fixed, moderate budget so the suite stays fast;
 # a developer can raise it with HYPOTHESIS_PROFILE=thorough.
@@ -13,3 +16,18 @@ settings.register_profile(
     "thorough", max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """Path of the Chromium the browser tests and benchmarks launch.
+
+    Missing, it skips the test on a laptop and fails it under ``CI``: browser
+    tests are never skipped there.
+    """
+    try:
+        return chromium_path()
+    except FileNotFoundError as err:
+        if os.environ.get("CI"):
+            pytest.fail(str(err))
+        pytest.skip(str(err))

@@ -8,8 +8,6 @@ browser is an error, never a skip.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +18,6 @@ ROOT = Path(__file__).resolve().parents[2]
 # One list of Chromium flags for the tests and the benchmarks (the flags that
 # keep background tabs from being throttled matter for both).
 from benchmarks._browser import (  # noqa: E402
-    CHROMIUM,
     CHROMIUM_ARGS,
     free_port,
     stop_process,
@@ -65,13 +62,8 @@ def server(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):
-    if not Path(CHROMIUM).exists() and not shutil.which(CHROMIUM):
-        message = f"Chromium not found at {CHROMIUM} (apt-get install -y chromium)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+def browser_type_launch_args(browser_type_launch_args, chromium):
+    return {**browser_type_launch_args, "executable_path": chromium, "args": CHROMIUM_ARGS}
 
 
 @pytest.fixture(scope="session")
