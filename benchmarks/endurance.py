@@ -36,8 +36,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.main import PAGES  # noqa: E402
-from benchmarks._browser import free_port, stop_process, wait_until_up  # noqa: E402
-from tests.ui.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from benchmarks._browser import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    free_port,
+    stop_process,
+    wait_until_up,
+)
 from tests.ui.helpers import new_server_errors, open_page  # noqa: E402
 
 SLUGS = list(PAGES)
