@@ -42,6 +42,7 @@ from .look import (
     QuickCheck,
     is_dark,
     join_items,
+    legend_outside,
     notice_pane,
     plot_opts,
 )
@@ -371,9 +372,6 @@ class AlibiPage(Page):
                 ("half-life (positions)", "@half_life{0.0}"),
                 ("from", "@group"),
             ],
-            legend_position="top",
-            legend_cols=2,
-            legend_opts={"label_text_font_size": "9pt", "spacing": 4},
             show_legend=True,
             framewise=True,
         )
@@ -929,7 +927,13 @@ class AlibiPage(Page):
         )
         self.choices = {"head": self._head, "row": self._row, "head, row": self._pair}
         slopes = self.in_place(self._slope_points, self._slope_selected).opts(
-            hv.opts.Overlay(**plot_opts(height=310))
+            # The legend's options on the overlay, which draws it (set on the
+            # points, only its position and columns reached the legend).
+            hv.opts.Overlay(
+                legend_cols=2,
+                **legend_outside("top", label_text_font_size="9pt", spacing=4),
+                **plot_opts(height=310),
+            )
         )
         matrix = self.in_place(self._bias_image, self._row_highlight()).opts(
             hv.opts.Overlay(**plot_opts(height=340))

@@ -52,6 +52,7 @@ __all__ = [
     "hands_palette",
     "ink_on",
     "is_dark",
+    "legend_outside",
     "notice_html",
     "notice_pane",
     "plot_background",
@@ -180,6 +181,19 @@ def plot_opts(**overrides: Any) -> dict[str, Any]:
     }
     opts.update(overrides)
     return opts
+
+
+def legend_outside(position: str, **legend_opts: Any) -> dict[str, Any]:
+    """Plot options for a legend beside the frame: ``"top"``, ``"bottom"``, ``"left"``, ``"right"``.
+
+    Bokeh draws a legend in a side panel ``margin`` px (10 by default) away
+    from the panel's outer edge, and the panel was that much too small for
+    it: a legend above the frame covered the frame's top 8–10 px and the top
+    tick label (seen in Chromium on Sinusoidal S3, ALiBi A1, Context
+    extension E2 and Compare's RoPE card). Without the margin the legend
+    sits against the frame, covering nothing.
+    """
+    return {"legend_position": position, "legend_opts": {**legend_opts, "margin": 0}}
 
 
 def row_outline(row: float, color: str) -> hv.Overlay:

@@ -62,6 +62,7 @@ from .look import (
     formula_pane,
     hands_palette,
     ink_on,
+    legend_outside,
     notice_pane,
     plot_background,
     plot_opts,
@@ -1136,9 +1137,8 @@ class RopePage(Page):
         def curves(method: Any, legend_cols: int) -> hv.DynamicMap:
             return self.in_place(method).opts(
                 hv.opts.Overlay(
-                    legend_position="bottom",
                     legend_cols=legend_cols,
-                    legend_opts={"label_text_font_size": "9pt", "padding": 2, "margin": 4},
+                    **legend_outside("bottom", label_text_font_size="9pt", padding=2),
                     framewise=True,
                     **plot_opts(height=340),
                 )

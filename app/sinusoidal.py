@@ -42,6 +42,7 @@ from .look import (
     QuickCheck,
     escape_text,
     hands_palette,
+    legend_outside,
     plot_opts,
     warning_text_color,
 )
@@ -316,7 +317,9 @@ class SinusoidalPage(Page):
             self._positions,
             on_top=True,
         ).opts(color=OKABE_ITO["vermillion"], line_dash="dashed")
-        return (curve * mark * peak).opts(hv.opts.Overlay(legend_position="top", show_legend=True))
+        return (curve * mark * peak).opts(
+            hv.opts.Overlay(**legend_outside("top"), show_legend=True)
+        )
 
     @param.depends("t", "k", "d", "base")
     def _shift_readout(self) -> str:

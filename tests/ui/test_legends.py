@@ -1,0 +1,56 @@
+"""Legends beside a figure's frame cover nothing: not the frame, not an axis.
+
+Bokeh drew a legend placed above the frame ``margin`` px (10 by default) into
+the frame: it covered the frame's top and its top tick label (Sinusoidal S3,
+ALiBi A1, Compare's RoPE card). ``app.look.legend_outside`` sets the margin
+to 0, on the overlay that draws the legend.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import open_page
+
+#: The pages with a legend beside a frame, and how many such legends each shows.
+OUTSIDE_LEGENDS = {"sinusoidal": 1, "rope": 2, "extension": 2, "alibi": 1, "compare": 1}
+
+#: Per legend beside a frame: its side, and the area (px²) it shares with the
+#: frame and with each axis or other panel item of its figure.
+_LEGEND_OVERLAPS_JS = """() => {
+  const Legend = Bokeh.Models.get('Legend'), Plot = Bokeh.Models.get('Plot');
+  const sides = ['above', 'below', 'left', 'right'];
+  const shared = (a, b) =>
+    Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left)) *
+    Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
+  const out = [];
+  for (const doc of Bokeh.documents) for (const plot of doc.all_models) {
+    if (!(plot instanceof Plot)) continue;
+    const view = Bokeh.index.find_one(plot);
+    if (!view || !view.is_displayed) continue;
+    for (const side of sides) for (const legend of plot[side]) {
+      if (!(legend instanceof Legend)) continue;
+      const box = Bokeh.index.find_one(legend).bbox;
+      const others = [['frame', view.frame.bbox]];
+      for (const s of sides) for (const item of plot[s]) {
+        const other = item === legend ? null : Bokeh.index.find_one(item);
+        if (other && other.bbox) others.push([item.type, other.bbox]);
+      }
+      out.push({side, height: box.height, overlaps: others.map(([name, b]) => [name, shared(box, b)])});
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("slug", list(OUTSIDE_LEGENDS))
+def test_legends_beside_the_frame_cover_nothing(page, server, slug):
+    open_page(page, f"{server['url']}?page={slug}", min_canvases=2)
+    count = OUTSIDE_LEGENDS[slug]
+    page.wait_for_function(f"() => ({_LEGEND_OVERLAPS_JS})().length >= {count}", timeout=30_000)
+    legends = page.evaluate(_LEGEND_OVERLAPS_JS)
+    assert len(legends) == count
+    for legend in legends:
+        assert legend["height"] > 10, legend  # drawn, with its entries
+        covered = {name: area for name, area in legend["overlaps"] if area > 1}
+        assert not covered, f"a legend {legend['side']} the frame covers {covered}"
