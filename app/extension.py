@@ -87,6 +87,7 @@ from .look import (
     QuickCheck,
     escape_text,
     formula_pane,
+    legend_outside,
     notice_html,
     notice_pane,
     plot_opts,
@@ -1403,9 +1404,12 @@ class ExtensionPage(Page):
                 "pair": [-0.5, -0.5],
                 "wavelength": [L, T],
                 "text": [f"trained L = {L:,}", f"target L′ = {T:,}" if T != L else ""],
+                # L's label under its line when L′'s is drawn above: at L′ = 1.2 L
+                # the two lines are a few pixels apart and the labels overlapped.
+                "baseline": ["top" if T != L else "bottom", "bottom"],
             },
             [x, y],
-            "text",
+            ["text", "baseline"],
             group="Lengths",
         )
         return hv.Overlay([dots, links, diamonds, lengths, labels])
@@ -1501,9 +1505,15 @@ class ExtensionPage(Page):
             return {"position": x, "angle": y, "method": np.full(len(x), name)}
 
         served = sch.method in ("dynamic", "longrope") and sch.served_len not in (L, T)
-        band_text = f"trained band: 0 … θᵢL = {edge:.3g} rad "
-        if edge >= 2 * math.pi:
-            band_text = f"turns {edge / (2 * math.pi):.3g}× within L: every angle seen "
+        # Short (its numbers are in the readout under the figure): a label half
+        # the axis wide was crossed by L's line or by the fastest line at some
+        # L′ wherever it sat. This one (under a third of the axis) ends at L′
+        # from L′ = 2 L, where L's line and the fastest line (which leaves the
+        # band at L) are left of it; below, it starts at 0, where every line
+        # is still low.
+        band_text = "every angle seen" if edge >= 2 * math.pi else "trained band"
+        band_at_end = T >= 2 * L
+        band_text = f"{band_text} " if band_at_end else f" {band_text}"
         ends = [(float(x[-1]), float(y[-1]), _SHORT[m]) for m, (x, y) in lines.items()]
         # L's label reads to the right of its line, unless L is near the axis'
         # end (L′ < 1.25 L): there it would be cut off, so it reads to the left.
@@ -1520,14 +1530,18 @@ class ExtensionPage(Page):
                 "times_edge": [e[1] / edge for e in ends],
             },
             "labels": {
-                "position": [L, T, sch.served_len if served else L],
+                "position": [L, T if band_at_end else 0, sch.served_len if served else L],
                 "angle": [top * 0.02, edge, top * 0.5],
                 "text": [
                     f" L = {L:,}" if l_right else f"L = {L:,} ",
                     band_text,
                     " served S" if served else "",
                 ],
-                "align": ["left" if l_right else "right", "right", "left"],
+                "align": [
+                    "left" if l_right else "right",
+                    "right" if band_at_end else "left",
+                    "left",
+                ],
                 # The band's label sits on its edge: under it, the lines that end
                 # on the edge at L′ crossed it, and a thin band (the slowest pairs
                 # at large L′, 3 % of the axis) cut it at the axis.
@@ -2103,7 +2117,7 @@ class ExtensionPage(Page):
             hv.opts.Labels(
                 "Lengths",
                 text_align="left",
-                text_baseline="bottom",
+                text_baseline=hv.dim("baseline"),
                 text_font_size="9pt",
                 text_color=ink,
             ),
@@ -2152,7 +2166,9 @@ class ExtensionPage(Page):
             hv.opts.Overlay(
                 framewise=True,
                 xformatter=NumeralTickFormatter(format="0,0a"),
-                legend_position="top_left",
+                # Above the frame: inside, it covered the band's top-left.
+                legend_cols=2,
+                **legend_outside("top"),
                 xlabel=_POS.label,
                 ylabel="angle of the pair (rad)",
                 hooks=[selected, attach_pairs],
@@ -2173,7 +2189,9 @@ class ExtensionPage(Page):
             hv.opts.Overlay(
                 framewise=True,
                 logy=True,
-                legend_position="top_left",
+                # Above the frame, in one row: inside, it covered the lines' left ends.
+                legend_cols=4,
+                **legend_outside("top"),
                 xlabel=_PAIR.label,
                 ylabel="slow-down θᵢ / θ′ᵢ (log scale)",
                 hooks=[selected],

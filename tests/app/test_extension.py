@@ -236,23 +236,55 @@ def test_band_chart_lines_are_exact_with_few_points_up_to_a_million(page):
             assert lines[method][1][-1] == pytest.approx(sch.scaled[i] * T)
 
 
-@pytest.mark.parametrize("factor", [1, 4, 32])
-def test_band_label_sits_on_the_band_edge(page, factor):
-    """E2's "trained band" label is drawn on the band's edge at L′, above it.
-    Hung under the edge, it was crossed by the lines that end on the edge at
-    L′, and at L′ = 32 L (the slowest pair's band 1/35 of the axis) cut by the
-    axis."""
-    page.target_len = factor * page.trained_len
+#: E2's band label's box, as a share of the axes: measured in Chromium at the
+#: narrowest card (two columns at 1,400 px), a quarter of the width and a
+#: sixteenth of the height; a third and a fifteenth here, for some margin.
+_LABEL_WIDTH, _LABEL_HEIGHT = 1 / 3, 1 / 15
+
+
+@pytest.mark.parametrize("method", ["default", "linear", "ntk", "yarn", "dynamic"])
+@pytest.mark.parametrize("factor", [1, 1.2, 1.5, 1.9, 2, 2.5, 4, 32])
+@pytest.mark.parametrize("pair", [0, 40, 63])
+def test_band_label_is_crossed_by_no_line(page, factor, method, pair):
+    """E2's band label sits on the band's edge, and neither L's line nor a
+    method's line runs through it. Written half the axis wide at L′, it was
+    crossed by L's line from L′ = L to about 2 L."""
+    page.target_len = round(factor * page.trained_len)
+    page.method = method
+    page.pair = pair
     sch = page.schedule()
     i = page._pair_key()
     rows = page._pair_rows(i, sch)
     labels = rows["labels"]
-    assert labels["text"][1].startswith("trained band")
-    assert labels["position"][1] == sch.target_len
-    assert labels["angle"][1] == pytest.approx(float(sch.trained_edge[i]))
+    edge = float(sch.trained_edge[i])
+    assert labels["text"][1].strip() in {"trained band", "every angle seen"}
+    assert labels["angle"][1] == pytest.approx(edge)
     assert labels["baseline"][1] == "bottom" == labels["text_baseline"][1]
-    # The axis leaves room above the edge for the text (a tenth of the axis at L′ = L).
-    assert rows["band"]["__y_end"][0] >= 1.1 * labels["angle"][1]
+    # The axis leaves room above the edge for the text.
+    y_end = rows["band"]["__y_end"][0]
+    assert y_end - edge >= _LABEL_HEIGHT * y_end
+    x_end = sch.target_len * 1.02
+    width = _LABEL_WIDTH * x_end
+    start = labels["position"][1] - (width if labels["align"][1] == "right" else 0)
+    assert start >= 0 and start + width <= x_end
+    assert not start < sch.trained_len < start + width
+    top = edge + _LABEL_HEIGHT * y_end
+    for name, (x, y) in page.angle_lines(i, sch).items():
+        inside = (x >= start) & (x <= start + width) & (y > edge * (1 + 1e-9)) & (y < top)
+        assert not inside.any(), f"{name} runs through the label"
+
+
+def test_e1_length_labels_sit_on_either_side_of_their_lines(page):
+    """E1's "trained L" label hangs under its line when "target L′" is drawn
+    above its own: at L′ = 1.2 L the lines are a few pixels apart, and the two
+    labels, both above their lines, overlapped."""
+    page.target_len = round(1.2 * page.trained_len)
+    (labels,) = _elements(page._schedule_plot(), "Lengths")[1:]
+    assert list(labels.dimension_values("baseline")) == ["top", "bottom"]
+    page.target_len = page.trained_len
+    (labels,) = _elements(page._schedule_plot(), "Lengths")[1:]
+    # Alone, L's label reads above its line.
+    assert list(labels.dimension_values("baseline")) == ["bottom", "bottom"]
 
 
 @pytest.mark.parametrize(
