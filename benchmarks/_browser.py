@@ -221,13 +221,13 @@ PROBE_JS = r"""
   if (window.__pe) return;
   const now = () => performance.now();
   const pe = window.__pe = {
-    paints: [], frames: [], patchFrames: [], patches: [], inbound: [], outbound: [],
+    paints: [], frames: [], patchFrames: [], patches: [], inbound: [], outbound: [], plotPaints: [],
     painted: new Set(), pendingAcks: new Set(), hooked: false, docHooked: false,
     sockets: [], pongs: new Set(), pingBytes: 0, pings: 0,
   };
   pe.clear = () => {
     pe.paints = []; pe.frames = []; pe.patchFrames = []; pe.patches = [];
-    pe.inbound = []; pe.outbound = [];
+    pe.inbound = []; pe.outbound = []; pe.plotPaints = [];
   };
   // ---- websocket: time and size of every message; Bokeh protocol headers
   const WS = window.WebSocket;
@@ -288,8 +288,11 @@ PROBE_JS = r"""
     const original = proto._actual_paint;
     proto._actual_paint = function (...args) {
       const result = original.apply(this, args);
-      pe.paints.push(now());
+      const t = now();
+      pe.paints.push(t);
       pe.painted.add(this.model.id);
+      const {width, height} = this.bbox;
+      pe.plotPaints.push({id: this.model.id, t, width, height});
       frame(pe.frames);
       return result;
     };
@@ -330,6 +333,26 @@ PROBE_JS = r"""
   pe.model = id => pe.doc().get_model_by_id(id);
   pe.viewOf = model => {
     try { return window.Bokeh.index.find_one(model); } catch (e) { return null; }
+  };
+  // The frame after which every figure of ``plots`` shows its final picture:
+  // each figure's first paint of the run of same-size paints it ends with.
+  // Later paints of the same size redraw the same pixels (Bokeh's legend asks
+  // for two more after the first; measured identical). A server change to
+  // anything but text after it could change a picture: then null, as when a
+  // figure never painted.
+  const TEXT = /^ModelChanged:(TextInput|TextAreaInput|HTML|Markdown|Div|Paragraph|ReactiveHTML)\./;
+  pe.drawnAt = plots => {
+    let drawn = 0;
+    for (const id of plots) {
+      const mine = pe.plotPaints.filter(p => p.id === id && p.width > 0 && p.height > 0);
+      if (mine.length === 0) return null;
+      const same = (p, q) => p.width === q.width && p.height === q.height;
+      let k = mine.length - 1;
+      while (k > 0 && same(mine[k - 1], mine[k])) k--;
+      drawn = Math.max(drawn, mine[k].t);
+    }
+    if (pe.patches.some(p => p.start > drawn && p.what.some(w => !TEXT.test(w)))) return null;
+    return pe.frames.find(f => f >= drawn) ?? drawn;
   };
   pe.displayedPlots = () => {
     const Plot = window.Bokeh.Models.get('Plot');
@@ -529,10 +552,15 @@ def sample(
 def first_load(
     page: Any, url: str, *, quiet_ms: float = 500, timeout_ms: float = 60_000
 ) -> dict[str, Any]:
-    """Navigate to ``url``; time navigation start → last paint frame with every figure drawn.
+    """Navigate to ``url``; time navigation start → every figure drawn, and → the last paint.
 
-    Returns ``{"load_ms", "figures", "painted", "complete"}``; ``complete`` is
-    False if some displayed figure never painted within ``timeout_ms``.
+    Returns ``{"load_ms", "drawn_ms", "figures", "painted", "complete"}``:
+    ``drawn_ms`` is the frame after which every figure shows its final
+    picture (each figure's first paint at the size it ends with; None if the
+    server changed more than text after that), ``load_ms`` the frame after
+    the last paint of all, once the page has been quiet for ``quiet_ms``.
+    ``complete`` is False if some displayed figure never painted within
+    ``timeout_ms``.
     """
     for attempt in range(3):  # a busy server can take long to build a session
         try:
@@ -548,6 +576,7 @@ def first_load(
           const pe = window.__pe;
           const sleep = ms => new Promise(r => setTimeout(r, ms));
           const start = performance.now();
+
           while (true) {
             await sleep(20);
             const t = performance.now();
@@ -556,11 +585,12 @@ def first_load(
             const last = pe.lastActivity();
             if (all && pe.pendingAcks.size === 0 && !pe.busy() && t - last >= quiet) {
               if (await pe.settle(t, quiet, timeout, false)) continue;
-              return {load_ms: pe.frames.at(-1) ?? last, figures: plots.length,
+              return {load_ms: pe.frames.at(-1) ?? last, drawn_ms: pe.drawnAt(plots),
+                      figures: plots.length,
                       painted: plots.filter(id => pe.painted.has(id)).length, complete: true};
             }
             if (t - start > timeout) {
-              return {load_ms: pe.frames.at(-1) ?? null, figures: plots.length,
+              return {load_ms: pe.frames.at(-1) ?? null, drawn_ms: null, figures: plots.length,
                       painted: plots.filter(id => pe.painted.has(id)).length, complete: false};
             }
           }

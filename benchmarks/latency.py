@@ -730,6 +730,15 @@ def _server_errors(log: Path) -> list[str]:
     ][:50]
 
 
+def load_drawn_ms(load: dict[str, Any]) -> float | None:
+    """When every figure of a first load was drawn (its last paint if that is unknown).
+
+    Loads saved before ``drawn_ms`` was measured have only the last paint.
+    """
+    drawn = load.get("drawn_ms")
+    return drawn if drawn is not None else load.get("load_ms")
+
+
 def summary(result: dict[str, Any]) -> tuple[list[str], list[str]]:
     """Lines to print after the table; and the --check failures."""
     lines, failures = [], []
@@ -738,11 +747,16 @@ def summary(result: dict[str, Any]) -> tuple[list[str], list[str]]:
     rows = [Row(**r) for r in result["rows"]]
     over = [r for r in rows if r.over]
     lines.append("")
-    lines.append("First load (navigation → last figure painted), budget 2,500 ms:")
+    lines.append(
+        "First load (navigation → every figure drawn; → the last paint), budget 2,500 ms "
+        "for the first:"
+    )
     for load in result["loads"]:
-        ok = load["complete"] and load["load_ms"] is not None and load["load_ms"] <= LOAD_BUDGET
+        drawn = load_drawn_ms(load)
+        ok = load["complete"] and drawn is not None and drawn <= LOAD_BUDGET
         lines.append(
-            f"  {load['page']:<11} {load['size']:<8} {_fmt(load['load_ms']):>7} ms  "
+            f"  {load['page']:<11} {load['size']:<8} {_fmt(drawn):>7} ms; "
+            f"{_fmt(load['load_ms']):>7} ms  "
             f"{load['painted']}/{load['figures']} figures{'' if ok else '  OVER'}"
         )
     if result["skipped"]:

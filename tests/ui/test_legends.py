@@ -36,7 +36,8 @@ _LEGEND_OVERLAPS_JS = """() => {
         const other = item === legend ? null : Bokeh.index.find_one(item);
         if (other && other.bbox) others.push([item.type, other.bbox]);
       }
-      out.push({side, height: box.height, overlaps: others.map(([name, b]) => [name, shared(box, b)])});
+      const overlaps = others.map(([name, b]) => [name, shared(box, b)]);
+      out.push({side, height: box.height, overlaps});
     }
   }
   return out;
