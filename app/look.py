@@ -324,7 +324,8 @@ def figure_card(fig: Figure) -> pn.Card:
             margin=(6, 10, 0, 10),
         )
     )
-    items.append(formula_pane(fig.formula, margin=(0, 10, 6, 10)))
+    # A few px under the caption: flush, its last line touched the formula.
+    items.append(formula_pane(fig.formula, margin=(4, 10, 6, 10)))
     return pn.Card(
         *items,
         title=fig.title,
