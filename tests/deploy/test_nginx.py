@@ -36,6 +36,7 @@ import pytest
 import yaml
 from playwright.sync_api import Page, WebSocket
 
+from tests.missing import missing
 from tests.ui.helpers import PageWatch, open_page
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,10 +151,7 @@ def _stop(process: subprocess.Popen) -> None:
 @pytest.fixture
 def nginx_binary() -> str:
     if not Path(NGINX).exists():
-        message = f"nginx not found at {NGINX} (apt-get install -y nginx)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        missing(f"nginx not found at {NGINX} (apt-get install -y nginx)")
     return NGINX
 
 
