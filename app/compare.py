@@ -47,7 +47,16 @@ from positional_core.relative import t5_bucket_regions, t5_new_buckets, t5_relat
 from positional_core.rope_scaling import RopeScalingError, compute_rope_parameters
 from positional_core.sinusoidal import sinusoidal_code, sinusoidal_frequencies
 
-from .look import OKABE_ITO, WARNING, Figure, QuickCheck, escape_text, legend_outside, plot_opts
+from .look import (
+    OKABE_ITO,
+    WARNING,
+    Figure,
+    QuickCheck,
+    escape_text,
+    legend_outside,
+    plot_opts,
+    tidy_log_y_ticks,
+)
 from .page import Page
 
 __all__ = [
@@ -761,6 +770,7 @@ class ComparePage(Page):
                 ylim=(low / 2, high * 2) if high < 1.5 * low else (None, None),
                 xlabel="pair i (0 = fastest)",
                 ylabel="angle at L′ / trained edge",
+                hooks=[tidy_log_y_ticks],
                 legend_cols=3,
                 **legend_outside("top", label_text_font_size="8pt", glyph_width=12, spacing=2),
                 show_legend=True,

@@ -91,6 +91,7 @@ from .look import (
     notice_html,
     notice_pane,
     plot_opts,
+    tidy_log_y_ticks,
 )
 from .page import Page, one_update
 from .urlstate import coerce_value, normalise_query
@@ -2194,7 +2195,7 @@ class ExtensionPage(Page):
                 **legend_outside("top"),
                 xlabel=_PAIR.label,
                 ylabel="slow-down θᵢ / θ′ᵢ (log scale)",
-                hooks=[selected],
+                hooks=[selected, tidy_log_y_ticks],
                 **plot_opts(height=300),
             ),
         )

@@ -8,6 +8,7 @@ escapes) so it is shown as text and never interpreted as HTML or Markdown.
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 import holoviews as hv
 import panel as pn
 import param
+from bokeh.models import FixedTicker
 from holoviews.plotting.util import linear_gradient
 
 # The pages declare options at build time; the Bokeh backend must be selected
@@ -53,6 +55,7 @@ __all__ = [
     "ink_on",
     "is_dark",
     "legend_outside",
+    "log_ticks",
     "notice_html",
     "notice_pane",
     "plot_background",
@@ -60,6 +63,7 @@ __all__ = [
     "quick_check_card",
     "row_outline",
     "text_color",
+    "tidy_log_y_ticks",
     "warning_text_color",
 ]
 
@@ -194,6 +198,61 @@ def legend_outside(position: str, **legend_opts: Any) -> dict[str, Any]:
     sits against the frame, covering nothing.
     """
     return {"legend_position": position, "legend_opts": {**legend_opts, "margin": 0}}
+
+
+#: Tick values per decade, by how many decades an axis spans (fewer when more).
+_LOG_MANTISSAS = ((1.0, (1, 1.5, 2, 3, 4, 5, 6, 8)), (3.0, (1, 2, 5)), (math.inf, (1,)))
+#: Least distance between two ticks, in decades (a factor of 1.23).
+_LOG_MIN_STEP = 0.09
+
+
+def log_ticks(start: float, end: float) -> list[float]:
+    """Tick values for a log axis from ``start`` to ``end`` (both > 0) that do not crowd.
+
+    Bokeh's log ticker labels a range of less than a decade like a linear
+    one (1, 1.5, 2, … 4.5): on a log axis the upper labels crowd together.
+    Here: 1, 1.5, 2, 3, 4, 5, 6, 8 per decade for less than a decade
+    (dropping one closer than a factor of 1.23 to the last kept), 1, 2, 5 up
+    to 3 decades, powers of ten beyond. A range too narrow for two of those
+    (3.2 … 3.9) gets evenly spaced ticks, about four.
+    """
+    low, high = min(start, end), max(start, end)
+    if not 0 < low < high:
+        return []
+    decades = math.log10(high / low)
+    mantissas = next(m for limit, m in _LOG_MANTISSAS if decades < limit)
+    ticks: list[float] = []
+    for power in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
+        for mantissa in mantissas:
+            value = mantissa * 10.0**power
+            if not low <= value <= high:
+                continue
+            if ticks and math.log10(value / ticks[-1]) < _LOG_MIN_STEP:
+                continue
+            ticks.append(float(f"{value:.12g}"))
+    if len(ticks) >= 2:
+        return ticks
+    raw = (high - low) / 4
+    scale = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * scale for m in (1, 2, 5, 10) if m * scale >= raw)
+    first = math.ceil(low / step)
+    return [float(f"{k * step:.12g}") for k in range(first, math.floor(high / step) + 1)]
+
+
+def tidy_log_y_ticks(plot: Any, element: Any) -> None:
+    """HoloViews hook: the y axis (log) ticked by :func:`log_ticks` for its current range."""
+    y_range, axes = plot.state.y_range, plot.state.yaxis
+    start, end = getattr(y_range, "start", None), getattr(y_range, "end", None)
+    if not axes or start is None or end is None:
+        return
+    ticks = log_ticks(start, end)
+    if not ticks:
+        return
+    axis = axes[0]
+    if not isinstance(axis.ticker, FixedTicker):
+        axis.ticker = FixedTicker(ticks=ticks)  # once per plot
+    elif list(axis.ticker.ticks) != ticks:
+        axis.ticker.ticks = ticks
 
 
 def row_outline(row: float, color: str) -> hv.Overlay:
