@@ -576,7 +576,6 @@ def first_load(
           const pe = window.__pe;
           const sleep = ms => new Promise(r => setTimeout(r, ms));
           const start = performance.now();
-
           while (true) {
             await sleep(20);
             const t = performance.now();

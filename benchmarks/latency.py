@@ -509,7 +509,7 @@ def run_page(
         load["page"] = slug
         rows: list[Row] = []
         for context, names in groups:
-            if context and not set_context(page, slug, context, wire, quiet_ms):
+            if not set_context(page, slug, context, wire, quiet_ms):
                 skipped += [(n, f"could not set {context}") for n in names]
                 continue
             found, missing = match_widgets(page, slug, names, wire, quiet_ms)
