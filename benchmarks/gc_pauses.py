@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -57,6 +58,8 @@ def child(setting: str, sessions: int, changes: int, seed: int) -> dict[str, Any
 
     if setting == "python":
         gc.set_threshold(*PYTHON_THRESHOLDS)
+    elif setting != "app":  # thresholds to try: "a,b,c"
+        gc.set_threshold(*map(int, setting.split(",")))
     slugs = list(CHANGES)
 
     def build(slug: str) -> tuple[Any, Any]:
@@ -101,6 +104,7 @@ def child(setting: str, sessions: int, changes: int, seed: int) -> dict[str, Any
         "setting": setting,
         "thresholds": gc.get_threshold(),
         "objects": len(gc.get_objects()),
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "build_open_s": build_open_s,
         "pauses": pauses,
         "change_ms": change_ms,
@@ -117,9 +121,9 @@ def table(results: list[dict[str, Any]]) -> str:
     head = (
         "| setting | thresholds | live objects | gen 2: count | gen 2: total / max ms "
         "| all collections: total ms | longest pause ms | change p50 / p95 / worst ms "
-        "| new session p50 ms |"
+        "| new session p50 ms | peak RSS MB |"
     )
-    lines = [head, "|" + "---|" * 9]
+    lines = [head, "|" + "---|" * 10]
     for r in results:
         p = {int(g): v for g, v in r["pauses"].items()}
         every = [x for v in p.values() for x in v]
@@ -129,7 +133,7 @@ def table(results: list[dict[str, Any]]) -> str:
             f"| {sum(p[2]):,.0f} / {max(p[2], default=0):,.0f} | {sum(every):,.0f} "
             f"| {max(every, default=0):,.0f} "
             f"| {statistics.median(c):.0f} / {percentile(c, 0.95):.0f} / {max(c):,.0f} "
-            f"| {statistics.median(r['build_ms']):,.0f} |"
+            f"| {statistics.median(r['build_ms']):,.0f} | {r['peak_mb']:,.0f} |"
         )
     return "\n".join(lines)
 
@@ -139,13 +143,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=40, help="open sessions (default 40)")
     parser.add_argument("--changes", type=int, default=300, help="changes replayed (default 300)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--child", choices=SETTINGS, help=argparse.SUPPRESS)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--also", default="", help="more thresholds to try, e.g. 2000,10,100;700,10,100"
+    )
     args = parser.parse_args(argv)
     if args.child:
         print(json.dumps(child(args.child, args.sessions, args.changes, args.seed)))
         return 0
     results = []
-    for setting in SETTINGS:
+    for setting in [*SETTINGS, *filter(None, args.also.split(";"))]:
         print(f"{setting}: {args.sessions} sessions, {args.changes} changes ...", flush=True)
         out = subprocess.run(
             [
