@@ -66,8 +66,8 @@ def collect_garbage_less_often() -> None:
     page waits that long); these ran none, the collector's time in all fell
     from 6.3 s to 1.4 s, its longest pause from 1.25 s to 28 ms, and the
     slowest change from 1.37 s to 0.17 s, for 9 % more memory at the peak
-    (garbage waits longer). Closed sessions are still freed at once: Panel
-    runs a full collection after discarding them.
+    (garbage waits longer). Closed sessions are still freed: Panel runs a
+    full collection 5 s after discarding them.
     """
     if gc.get_threshold()[0] < GC_THRESHOLDS[0]:
         gc.set_threshold(*GC_THRESHOLDS)

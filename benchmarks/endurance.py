@@ -62,6 +62,12 @@ CHECK_MS = 1000
 #: uncollected objects (ms; that count walks the whole heap: not too often).
 STATS_LOG_MS = 2000
 MEM_LOG_MS = 15000
+#: Panel collects garbage in full this long (s) after the last session it
+#: discarded (``panel.io.document.GC_DEBOUNCE``).
+try:
+    from panel.io.document import GC_DEBOUNCE as PANEL_GC_DELAY
+except ImportError:  # pragma: no cover - a Panel without it
+    PANEL_GC_DELAY = 5
 
 
 def split_server_errors(log: Path) -> tuple[str, int]:
@@ -175,15 +181,25 @@ def wait_discarded(server: Server, lifetime_ms: int, check_ms: int, timeout: flo
 
     Closed sessions go after ``lifetime_ms`` at the next check; the server
     reports its session counts every :data:`STATS_LOG_MS` and its uncollected
-    objects less often; both are waited for.
+    objects less often; both are waited for. The documents are counted once
+    Panel's own full collection, :data:`PANEL_GC_DELAY` s after the last
+    discarded session, has had its turn: the server's collector thresholds
+    (``app.main.GC_THRESHOLDS``) leave a discarded session's objects to it.
     """
     time.sleep((lifetime_ms + check_ms) / 1000)
     offset = len(server.log.read_text(errors="replace"))
     deadline = time.monotonic() + timeout
+    emptied: float | None = None
     while True:
         time.sleep(1)
         counts = server_counts(server.log, offset)
-        if counts.sessions == 0 and (counts.documents is not None or not HAVE_PSUTIL):
+        if counts.sessions == 0 and emptied is None:
+            # Counted from here on: after Panel's collection.
+            time.sleep(PANEL_GC_DELAY + 1)
+            emptied = time.monotonic()
+            offset = len(server.log.read_text(errors="replace"))
+            continue
+        if emptied is not None and (counts.documents is not None or not HAVE_PSUTIL):
             return counts
         if time.monotonic() > deadline:
             return counts
