@@ -189,17 +189,21 @@ def wait_discarded(server: Server, lifetime_ms: int, check_ms: int, timeout: flo
     time.sleep((lifetime_ms + check_ms) / 1000)
     offset = len(server.log.read_text(errors="replace"))
     deadline = time.monotonic() + timeout
-    emptied: float | None = None
+    collected = False  # Panel's collection has had its turn
     while True:
         time.sleep(1)
         counts = server_counts(server.log, offset)
-        if counts.sessions == 0 and emptied is None:
-            # Counted from here on: after Panel's collection.
+        if counts.sessions == 0 and not collected:
+            # From here on, only what the server logs after that collection.
             time.sleep(PANEL_GC_DELAY + 1)
-            emptied = time.monotonic()
+            collected = True
             offset = len(server.log.read_text(errors="replace"))
             continue
-        if emptied is not None and (counts.documents is not None or not HAVE_PSUTIL):
+        if (
+            collected
+            and counts.sessions is not None
+            and (counts.documents is not None or not HAVE_PSUTIL)
+        ):
             return counts
         if time.monotonic() > deadline:
             return counts
