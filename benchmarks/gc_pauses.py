@@ -29,7 +29,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks._browser import percentile  # noqa: E402
 
 #: The control each page's sessions change, and the values they take.
 CHANGES: dict[str, tuple[str, list[Any]]] = {
@@ -49,7 +53,6 @@ def child(setting: str, sessions: int, changes: int, seed: int) -> dict[str, Any
     """Build ``sessions`` sessions, replay ``changes`` changes; return pauses and change times."""
     import gc
 
-    sys.path.insert(0, str(ROOT))
     from bokeh.document import Document
     from panel.io.state import set_curdoc
 
@@ -112,11 +115,6 @@ def child(setting: str, sessions: int, changes: int, seed: int) -> dict[str, Any
     }
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def table(results: list[dict[str, Any]]) -> str:
     head = (
         "| setting | thresholds | live objects | gen 2: count | gen 2: total / max ms "
@@ -128,14 +126,32 @@ def table(results: list[dict[str, Any]]) -> str:
         p = {int(g): v for g, v in r["pauses"].items()}
         every = [x for v in p.values() for x in v]
         c = r["change_ms"]
+        builds = f"{statistics.median(r['build_ms']):,.0f}" if r["build_ms"] else "—"
         lines.append(
             f"| {r['setting']} | {tuple(r['thresholds'])} | {r['objects']:,} | {len(p[2])} "
             f"| {sum(p[2]):,.0f} / {max(p[2], default=0):,.0f} | {sum(every):,.0f} "
             f"| {max(every, default=0):,.0f} "
-            f"| {statistics.median(c):.0f} / {percentile(c, 0.95):.0f} / {max(c):,.0f} "
-            f"| {statistics.median(r['build_ms']):,.0f} | {r['peak_mb']:,.0f} |"
+            f"| {statistics.median(c):.0f} / {percentile(c, 95):.0f} / {max(c):,.0f} "
+            f"| {builds} | {r['peak_mb']:,.0f} |"
         )
     return "\n".join(lines)
+
+
+def run_child(setting: str, sessions: int, changes: int, seed: int = 1) -> dict[str, Any]:
+    """:func:`child` in a fresh process (the thresholds are the process's, and so is its heap)."""
+    out = subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            *("--child", setting, "--seed", str(seed)),
+            *("--sessions", str(sessions), "--changes", str(changes)),
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,19 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for setting in [*SETTINGS, *filter(None, args.also.split(";"))]:
         print(f"{setting}: {args.sessions} sessions, {args.changes} changes ...", flush=True)
-        out = subprocess.run(
-            [
-                sys.executable,
-                __file__,
-                *("--child", setting, "--seed", str(args.seed)),
-                *("--sessions", str(args.sessions), "--changes", str(args.changes)),
-            ],
-            cwd=ROOT,
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-        results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        results.append(run_child(setting, args.sessions, args.changes, args.seed))
     print(table(results))
     return 0
 

@@ -11,27 +11,14 @@ size are the benchmark's (README, "Speed").
 from __future__ import annotations
 
 import gc
-import json
-import subprocess
-import sys
 
 import app.main
-from benchmarks.gc_pauses import PYTHON_THRESHOLDS, ROOT
-
-#: A few sessions and changes: enough for Python's thresholds to collect in full.
-SMALL = ("--sessions", "6", "--changes", "40")
+from benchmarks.gc_pauses import PYTHON_THRESHOLDS, run_child
 
 
 def _run(setting: str) -> dict:
-    out = subprocess.run(
-        [sys.executable, "benchmarks/gc_pauses.py", "--child", setting, *SMALL],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    # A few sessions and changes: enough for Python's thresholds to collect in full.
+    return run_child(setting, sessions=6, changes=40)
 
 
 def test_importing_the_app_sets_its_thresholds():
