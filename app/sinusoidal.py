@@ -35,15 +35,19 @@ from .look import (
     CODE_CLIM,
     CODE_CMAP,
     HIGHLIGHT,
+    IMAGE_CELLS,
     NO_ROW,
     OKABE_ITO,
     WARNING,
     Figure,
     QuickCheck,
+    drawn_row_hover,
     escape_text,
     hands_palette,
+    image_row_step,
     legend_outside,
     plot_opts,
+    row_centers,
     warning_text_color,
 )
 from .page import Page
@@ -143,9 +147,10 @@ class SinusoidalPage(Page):
     # ------------------------------------------------------------ S1 table
     @param.depends("n", "d", "base")
     def _table_image(self) -> hv.Image:
-        table = sinusoidal_encoding(self.n, self.d, self.base)
+        step = image_row_step(self.n, self.d)
+        table = sinusoidal_encoding(self.n, self.d, self.base, step=step)
         # float32 is ample for colours and halves what the browser receives.
-        data = (np.arange(self.d), np.arange(self.n), table.astype(np.float32))
+        data = (np.arange(self.d), row_centers(len(table), step), table.astype(np.float32))
         return hv.Image(
             data, kdims=[_DIM, _POS], vdims=[hv.Dimension("PE", label="code value PE(t)ⱼ")]
         ).opts(
@@ -155,13 +160,33 @@ class SinusoidalPage(Page):
             invert_yaxis=True,
             tools=["hover"],
             hover_tooltips=[
-                ("position t", "$y{0}"),
+                ("position t", "$y{custom}"),
                 ("dimension j", "$x{0}"),
                 ("PE", "@image{0.000}"),
             ],
+            hover_formatters={"$y": drawn_row_hover()},
+            # The last drawn row may stand for positions past n − 1: not shown.
+            ylim=(-0.5, self.n - 0.5),
             framewise=True,
             **plot_opts(height=340),
         )
+
+    @staticmethod
+    def _rows_drawn(rows: int, d: int) -> str:
+        """A note under a heatmap that draws only every step-th row; empty if it draws all."""
+        step = image_row_step(rows, d)
+        if step == 1:
+            return ""
+        return (
+            f"<b>{rows:,} positions × {d} dimensions:</b> one row in {step} is drawn "
+            f"(positions 0, {step}, {2 * step}, …: {-(-rows // step):,} rows, still more "
+            f"than the figure is pixels tall). Hovering names the position whose row you see. "
+            f"Every row is drawn up to {IMAGE_CELLS // d:,} positions at d = {d}."
+        )
+
+    @param.depends("n", "d")
+    def _table_readout(self) -> str:
+        return self._rows_drawn(self.n, self.d)
 
     # Everything that only follows t is drawn from candidates for every t,
     # selected in the browser (app/choice.py); these DynamicMaps depend only on
@@ -269,17 +294,24 @@ class SinusoidalPage(Page):
         return face * ticks.opts(hv.opts.Text(color=OKABE_ITO["grey"]))
 
     # -------------------------------------------------------- S3 similarity
+    #: (n, d, base) → PE(0)·PE(s) for s = 0 … n − 1 (see _similarity_rows).
+    _by_distance: tuple[tuple[Any, ...], np.ndarray | None] = ((), None)
+
     def _similarity_rows(self, values: np.ndarray) -> dict[str, np.ndarray]:
-        # PE(t)·PE(s) depends on s − t only: one row of the core's result over all
-        # offsets −(n−1) … n−1, indexed for each t (no new arithmetic here).
+        # PE(t)·PE(s) = Σ cos((s − t)·ωᵢ) depends on |s − t| only: one row of the
+        # core's result over the distances 0 … n − 1, indexed for each t (no new
+        # arithmetic here). Kept per (n, d, base): the candidates' size estimate
+        # and their rows ask for it in the same change (4,096 × 512: 30 ms each).
         n = self.n
-        offsets = code_similarity(n - 1, 2 * n - 1, self.d, self.base)
+        key = (n, self.d, self.base)
+        if self._by_distance[0] != key:
+            self._by_distance = (key, code_similarity(0, n, self.d, self.base))
+        by_distance = self._by_distance[1]
         values = np.asarray(values, dtype=int)
         s = np.arange(n)
-        index = s[None, :] - values[:, None] + n - 1
         return {
             "s": np.tile(s, len(values)),
-            "dot": offsets[index].ravel(),
+            "dot": by_distance[np.abs(s[None, :] - values[:, None])].ravel(),
             KEY: np.repeat(values, n),
         }
 
@@ -331,17 +363,34 @@ class SinusoidalPage(Page):
         )
 
     # ---------------------------------------------------------- S4 learned
+    #: (max_len, d, step) → the learned table's drawn rows and its largest |value|.
+    _learned: tuple[tuple[int, ...], np.ndarray | None, float] = ((), None, 1.0)
+
+    def _learned_rows_drawn(self, step: int) -> tuple[np.ndarray, float]:
+        """Every ``step``-th row of the learned table (float32) and its colour limit.
+
+        Kept while max_len, d and the step stay: n only changes what is drawn
+        past the table (at 4,096 × 512 the table takes ~30 ms to draw and
+        scan). At most IMAGE_CELLS numbers are kept, not the table.
+        """
+        key = (self.max_len, self.d, step)
+        if self._learned[0] != key:
+            table = LearnedPositionTable(self.max_len, self.d, seed=0).table
+            limit = float(np.max(np.abs(table))) or 1.0
+            self._learned = (key, table[::step].astype(np.float32), limit)
+        return self._learned[1], self._learned[2]
+
     @param.depends("max_len", "d", "n")
     def _learned_image(self) -> hv.Image:
-        table = LearnedPositionTable(self.max_len, self.d, seed=0).table
         top = max(self.n, self.max_len)
+        step = image_row_step(top, self.d)
+        kept, limit = self._learned_rows_drawn(step)
         # Positions past the table are drawn as empty (NaN) rows: there is no
         # row to show, and hovering there says so.
-        rows = np.full((top, self.d), np.nan, dtype=np.float32)
-        rows[: self.max_len] = table
-        limit = float(np.max(np.abs(table))) or 1.0
+        rows = np.full((-(-top // step), self.d), np.nan, dtype=np.float32)
+        rows[: len(kept)] = kept
         return hv.Image(
-            (np.arange(self.d), np.arange(top), rows),
+            (np.arange(self.d), row_centers(len(rows), step), rows),
             kdims=[_DIM, _POS],
             vdims=[hv.Dimension("W", label="learned value W[t, j]")],
         ).opts(
@@ -353,10 +402,12 @@ class SinusoidalPage(Page):
             framewise=True,
             tools=["hover"],
             hover_tooltips=[
-                ("position t", "$y{0}"),
+                ("position t", "$y{custom}"),
                 ("dimension j", "$x{0}"),
                 ("value (NaN = no row)", "@image{0.000}"),
             ],
+            hover_formatters={"$y": drawn_row_hover()},
+            ylim=(-0.5, top - 0.5),
             **plot_opts(height=340),
         )
 
@@ -408,7 +459,7 @@ class SinusoidalPage(Page):
             layers.append(label)
         return hv.Overlay(layers)
 
-    @param.depends("t", "max_len", "d")
+    @param.depends("t", "max_len", "d", "n")
     def _learned_readout(self) -> str:
         table = LearnedPositionTable(self.max_len, self.d, seed=0)
         try:
@@ -427,9 +478,11 @@ class SinusoidalPage(Page):
             f"{name}: {rows:,} × {width:,} = {learned_parameter_count(rows, width):,}"
             for name, (rows, width) in LEARNED_PRESETS.items()
         )
+        drawn = self._rows_drawn(max(self.n, self.max_len), self.d)
         return (
             f"{lookup}<br>"
-            f"<b>Parameters:</b> {self.max_len:,} rows × d = {self.d} = "
+            + (f"{drawn}<br>" if drawn else "")
+            + f"<b>Parameters:</b> {self.max_len:,} rows × d = {self.d} = "
             f"<b>{table.n_parameters:,}</b> numbers, all learned in training. "
             f"Real models: {presets}."
         )
@@ -492,6 +545,9 @@ class SinusoidalPage(Page):
                     r"\omega_i = \mathrm{base}^{-2i/d},\quad i = 0,\dots,d/2-1\end{gathered}$$"
                 ),
                 controls=("t", "n", "d", "base"),
+                readout=pn.pane.HTML(
+                    self._table_readout, sizing_mode="stretch_width", margin=(0, 10)
+                ),
             ),
             "clock": Figure(
                 title="S2 · The clock face of position t",

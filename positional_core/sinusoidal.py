@@ -65,8 +65,13 @@ def sinusoidal_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
     return base ** (-np.arange(0, d, 2, dtype=np.float64) / d)
 
 
-def sinusoidal_encoding(n_positions: int, d: int, base: float = 10000.0) -> np.ndarray:
+def sinusoidal_encoding(
+    n_positions: int, d: int, base: float = 10000.0, *, step: int = 1
+) -> np.ndarray:
     """The code table for positions ``0 … n_positions − 1``, interleaved.
+
+    With ``step`` > 1, only every ``step``-th row: positions ``0, step, 2·step,
+    …`` below ``n_positions`` (what a figure too small for every row can show).
 
     Parameters
     ----------
@@ -76,11 +81,14 @@ def sinusoidal_encoding(n_positions: int, d: int, base: float = 10000.0) -> np.n
         Code dimension, even, ``2 ≤ d ≤ MAX_DIM``.
     base : float, default 10000.0
         Wavelength base, ``> 1``.
+    step : int, default 1
+        Distance between the positions of consecutive rows, ``1 ≤ step ≤ n_positions``.
 
     Returns
     -------
-    numpy.ndarray, shape (n_positions, d)
-        Column ``2i`` is ``sin(pos · ω_i)`` and column ``2i + 1`` is ``cos(pos · ω_i)``.
+    numpy.ndarray, shape (ceil(n_positions / step), d)
+        Row ``r`` is the code of position ``pos = r · step``: column ``2i`` is
+        ``sin(pos · ω_i)`` and column ``2i + 1`` is ``cos(pos · ω_i)``.
 
     Raises
     ------
@@ -94,10 +102,12 @@ def sinusoidal_encoding(n_positions: int, d: int, base: float = 10000.0) -> np.n
            [0.841, 0.54 , 0.01 , 1.   ]])
     """
     n_positions = check_count("n_positions", n_positions)
+    step = check_count("step", step, high=n_positions)
     omega = sinusoidal_frequencies(d, base)
-    check_size("the sinusoidal table (n_positions × d)", n_positions * 2 * omega.size)
-    phasors = unit_phasors(np.arange(n_positions, dtype=np.float64), omega)
-    table = np.empty((n_positions, 2 * omega.size), dtype=np.float64)
+    positions = np.arange(0, n_positions, step, dtype=np.float64)
+    check_size("the sinusoidal table (n_positions × d)", positions.size * 2 * omega.size)
+    phasors = unit_phasors(positions, omega)
+    table = np.empty((positions.size, 2 * omega.size), dtype=np.float64)
     table[:, 0::2] = phasors.imag
     table[:, 1::2] = phasors.real
     return table

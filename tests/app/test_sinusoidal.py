@@ -9,7 +9,7 @@ from bokeh.models import GlyphRenderer, HStrip, Image, Scatter, Segment
 from bokeh.models import Line as LineGlyph
 
 from app.sinusoidal import LEARNED_PRESETS, SinusoidalPage
-from positional_core.learned import learned_parameter_count
+from positional_core.learned import LearnedPositionTable, learned_parameter_count
 from positional_core.sinusoidal import code_similarity, sinusoidal_code, sinusoidal_encoding
 
 
@@ -169,3 +169,60 @@ def test_set_state_applies_related_values_in_any_order(page):
     assert page.t == 19 and notes
     with pytest.raises(ValueError, match="not a control"):
         page.set_state(bogus=1)
+
+
+@pytest.mark.parametrize(("n", "d", "step"), [(4096, 512, 8), (3001, 512, 6), (4096, 128, 2)])
+def test_large_tables_send_every_step_th_row_and_keep_their_axis(render, sources, n, d, step):
+    # A 4,096 × 512 table was 8 MB per image and change; the figure shows ~540
+    # rows at most. Each drawn row is the exact code of its position.
+    page = SinusoidalPage(n=n, d=d, max_len=n, t=0)
+    plots = {name: render(page.figures[name].plot) for name in ("table", "learned")}
+    (table,) = sources(plots["table"], Image)
+    image = table.data["image"][0]
+    rows = -(-n // step)
+    assert image.shape == (rows, d) and image.size <= 2**18
+    np.testing.assert_allclose(image, sinusoidal_encoding(n, d)[::step], atol=1e-6)
+    # row r covers positions r·step … r·step + step − 1 (its bottom edge at −½)
+    assert table.data["y"][0] == pytest.approx(-0.5)
+    assert table.data["dh"][0] == pytest.approx(rows * step)
+    (learned,) = sources(plots["learned"], Image)
+    full = LearnedPositionTable(n, d, seed=0).table
+    np.testing.assert_allclose(learned.data["image"][0], full[::step], atol=1e-6)
+    for plot in plots.values():  # the last row's overhang past n − 1 is cut off
+        assert sorted((plot.state.y_range.start, plot.state.y_range.end)) == [-0.5, n - 0.5]
+    note = page._table_readout()
+    assert f"one row in {step} is drawn" in note and f"{rows:,} rows" in note
+    assert f"one row in {step} is drawn" in page._learned_readout()
+
+
+def test_tables_that_fit_draw_every_row_and_say_nothing(page, render, sources):
+    page.param.update(n=4096, d=64)
+    plot = render(page.figures["table"].plot)
+    (src,) = sources(plot, Image)
+    assert src.data["image"][0].shape == (4096, 64)
+    assert page._table_readout() == ""
+    assert "is drawn" not in page._learned_readout()
+
+
+def test_step_and_axis_follow_n_and_d_when_redrawn_in_place(page, render, sources, document):
+    plot = render(page.figures["table"].plot, doc=document)
+    learned = render(page.figures["learned"].plot, doc=document)
+    (src,) = sources(plot, Image)
+    (learned_src,) = sources(learned, Image)
+    changes = (
+        (3001, 512, 3001, 501, 6),
+        (3001, 512, 1000, 501, 6),  # the learned table's kept rows follow max_len
+        (64, 64, 48, 64, 1),
+        (4096, 512, 4096, 512, 8),
+        (4096, 256, 4096, 1024, 4),  # and d
+        (500, 512, 200, 500, 1),
+    )
+    for n, d, max_len, rows, step in changes:
+        page.param.update(n=n, d=d, max_len=max_len)
+        assert src.data["image"][0].shape == (rows, d)
+        assert (plot.state.y_range.start, plot.state.y_range.end) == (n - 0.5, -0.5)
+        image = learned_src.data["image"][0]
+        table = LearnedPositionTable(max_len, d, seed=0).table[::step]
+        assert image.shape == (rows, d)
+        np.testing.assert_allclose(image[: len(table)], table, atol=1e-7)
+        assert np.isnan(image[len(table) :]).all()

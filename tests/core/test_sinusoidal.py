@@ -101,6 +101,13 @@ class TestAgainstNaiveLoop:
             sinusoidal_encoding(n, d, base), naive_encoding(n, d, base), rtol=0, atol=1e-11
         )
 
+    @pytest.mark.parametrize(("n", "step"), [(37, 1), (37, 5), (37, 36), (37, 37), (3001, 8)])
+    def test_every_step_th_row(self, n, step):
+        # row r is the code of position r · step; the last row is the last such position < n
+        table = sinusoidal_encoding(n, 16, 10_000.0, step=step)
+        assert table.shape == (-(-n // step), 16)
+        np.testing.assert_allclose(table, naive_encoding(n, 16)[::step], rtol=0, atol=1e-11)
+
     @pytest.mark.parametrize("position", [0, 0.5, 3, 17.25, 1000, 123_456.75, -8])
     @pytest.mark.parametrize("d", [2, 8, 64])
     def test_code(self, position, d):
@@ -192,6 +199,11 @@ class TestBadInput:
             sinusoidal_encoding(n, 4)
         with pytest.raises(ValueError, match="n_positions"):
             code_similarity(0, n, 4)
+
+    @pytest.mark.parametrize("step", [0, -2, 1.5, 11, "2"])
+    def test_bad_step(self, step):
+        with pytest.raises(ValueError, match="step"):
+            sinusoidal_encoding(10, 4, step=step)
 
     def test_table_size_cap(self):
         with pytest.raises(ValueError, match="limit"):
