@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import holoviews as hv
-import numpy as np
 import panel as pn
 import param
-from bokeh.models import CustomJSHover, FixedTicker
+from bokeh.models import FixedTicker
 from holoviews.plotting.util import linear_gradient
 
 # The pages declare options at build time; the Bokeh backend must be selected
@@ -45,17 +44,14 @@ __all__ = [
     "CODE_CLIM",
     "CODE_CMAP",
     "FONT_STACK",
-    "IMAGE_CELLS",
     "OKABE_ITO",
     "Figure",
     "QuickCheck",
     "contrast_ratio",
-    "drawn_row_hover",
     "escape_text",
     "figure_card",
     "formula_pane",
     "hands_palette",
-    "image_row_step",
     "ink_on",
     "is_dark",
     "legend_outside",
@@ -65,7 +61,6 @@ __all__ = [
     "plot_background",
     "plot_opts",
     "quick_check_card",
-    "row_centers",
     "row_outline",
     "text_color",
     "tidy_log_y_ticks",
@@ -258,50 +253,6 @@ def tidy_log_y_ticks(plot: Any, element: Any) -> None:
         axis.ticker = FixedTicker(ticks=ticks)  # once per plot
     elif list(axis.ticker.ticks) != ticks:
         axis.ticker.ticks = ticks
-
-
-#: The most cells a heatmap sends to the browser per change (float32: 1 MB).
-#: A position table of 4,096 rows × 512 columns was 8 MB per image; its figure
-#: is ~270 px tall, and Bokeh draws images unsmoothed, so the screen showed one
-#: row in 8–15 of them anyway (one in 4–8 on a 2× screen).
-IMAGE_CELLS = 2**18
-
-
-def image_row_step(rows: int, columns: int) -> int:
-    """Draw every ``step``-th row of a ``rows × columns`` heatmap: ≤ :data:`IMAGE_CELLS` cells.
-
-    >>> image_row_step(64, 64), image_row_step(4096, 64), image_row_step(4096, 512)
-    (1, 1, 8)
-    """
-    return max(1, -(-rows // max(1, IMAGE_CELLS // max(1, columns))))
-
-
-def row_centers(count: int, step: int) -> np.ndarray:
-    """y of ``count`` drawn rows, each standing for ``step`` rows from position ``r · step``.
-
-    Row ``r`` covers ``r·step − ½ … (r + 1)·step − ½``: the cells of positions
-    ``r·step … r·step + step − 1``, of which it shows the first.
-    """
-    return np.arange(count) * step + (step - 1) / 2
-
-
-def drawn_row_hover() -> CustomJSHover:
-    """Hover text of a heatmap's y: the position whose row is drawn under the cursor.
-
-    With every ``step``-th row drawn (:func:`image_row_step`) the value shown
-    is that of the drawn row's position, so the tooltip names that position
-    rather than the one under the cursor. The step is read from the glyph
-    (its height over its rows), so it is right after every change. A new model
-    per plot: a Bokeh model belongs to one document.
-    """
-    return CustomJSHover(
-        code="""
-        const glyph = special_vars.glyph_view, i = special_vars.index;
-        const [, , top, bottom] = glyph._lrtb(i);
-        const step = (top - bottom) / glyph.image_height[i];
-        return String(Math.round(bottom + 0.5 + Math.floor((value - bottom) / step) * step));
-        """
-    )
 
 
 def row_outline(row: float, color: str) -> hv.Overlay:

@@ -35,22 +35,19 @@ from .look import (
     CODE_CLIM,
     CODE_CMAP,
     HIGHLIGHT,
-    IMAGE_CELLS,
     NO_ROW,
     OKABE_ITO,
     WARNING,
     Figure,
     QuickCheck,
-    drawn_row_hover,
     escape_text,
     hands_palette,
-    image_row_step,
     legend_outside,
     plot_opts,
-    row_centers,
     warning_text_color,
 )
 from .page import Page
+from .zoom import RowDetail, drawn_row_hover, image_row_step, row_centers
 
 __all__ = ["LEARNED_PRESETS", "SinusoidalPage"]
 
@@ -167,9 +164,15 @@ class SinusoidalPage(Page):
             hover_formatters={"$y": drawn_row_hover()},
             # The last drawn row may stand for positions past n − 1: not shown.
             ylim=(-0.5, self.n - 0.5),
+            hooks=[self._table_zoom],
             framewise=True,
             **plot_opts(height=340),
         )
+
+    def _table_rows(self, start: int, stop: int, step: int) -> np.ndarray:
+        """S1's drawn rows when zoomed in (app/zoom.py)."""
+        table = sinusoidal_encoding(stop, self.d, self.base, step=step, start=start)
+        return table.astype(np.float32)
 
     @staticmethod
     def _rows_drawn(rows: int, d: int) -> str:
@@ -180,8 +183,8 @@ class SinusoidalPage(Page):
         return (
             f"<b>{rows:,} positions × {d} dimensions:</b> one row in {step} is drawn "
             f"(positions 0, {step}, {2 * step}, …: {-(-rows // step):,} rows, still more "
-            f"than the figure is pixels tall). Hovering names the position whose row you see. "
-            f"Every row is drawn up to {IMAGE_CELLS // d:,} positions at d = {d}."
+            f"than the figure is pixels tall). Zoom in (box zoom) to see every row; "
+            f"hovering names the position whose row you see."
         )
 
     @param.depends("n", "d")
@@ -380,6 +383,17 @@ class SinusoidalPage(Page):
             self._learned = (key, table[::step].astype(np.float32), limit)
         return self._learned[1], self._learned[2]
 
+    def _learned_zoomed(self, start: int, stop: int, step: int) -> np.ndarray:
+        """S4's drawn rows when zoomed in (app/zoom.py); NaN past the table."""
+        positions = np.arange(start, stop, step)
+        rows = np.full((positions.size, self.d), np.nan, dtype=np.float32)
+        inside = positions < self.max_len
+        if inside.any():
+            rows[inside] = LearnedPositionTable(self.max_len, self.d, seed=0).table[
+                positions[inside]
+            ]
+        return rows
+
     @param.depends("max_len", "d", "n")
     def _learned_image(self) -> hv.Image:
         top = max(self.n, self.max_len)
@@ -408,6 +422,7 @@ class SinusoidalPage(Page):
             ],
             hover_formatters={"$y": drawn_row_hover()},
             ylim=(-0.5, top - 0.5),
+            hooks=[self._learned_zoom],
             **plot_opts(height=340),
         )
 
@@ -515,6 +530,13 @@ class SinusoidalPage(Page):
         #: S1–S4's marks of position t, selected in the browser.
         self._t = BrowserChoice("t", lambda: self.t)
         self.choices = {"t": self._t}
+        #: S1 and S4 draw every row of what is in view when zoomed in.
+        self._table_detail = RowDetail(self._table_rows, lambda: (self.n, self.d))
+        self._learned_detail = RowDetail(
+            self._learned_zoomed, lambda: (max(self.n, self.max_len), self.d)
+        )
+        self._table_zoom = self._table_detail.hook
+        self._learned_zoom = self._learned_detail.hook
         table = self.in_place(self._table_image, self._table_highlight())
         clock = self.in_place(self._clock_face(), self._clock_hands).opts(
             hv.opts.Overlay(

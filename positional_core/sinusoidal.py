@@ -66,12 +66,13 @@ def sinusoidal_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
 
 
 def sinusoidal_encoding(
-    n_positions: int, d: int, base: float = 10000.0, *, step: int = 1
+    n_positions: int, d: int, base: float = 10000.0, *, step: int = 1, start: int = 0
 ) -> np.ndarray:
     """The code table for positions ``0 … n_positions − 1``, interleaved.
 
-    With ``step`` > 1, only every ``step``-th row: positions ``0, step, 2·step,
-    …`` below ``n_positions`` (what a figure too small for every row can show).
+    With ``start`` and ``step``, only the rows of positions ``start,
+    start + step, …`` below ``n_positions`` (what a figure can show: every
+    ``step``-th row of a table taller than its pixels, or a zoomed-in part).
 
     Parameters
     ----------
@@ -83,12 +84,14 @@ def sinusoidal_encoding(
         Wavelength base, ``> 1``.
     step : int, default 1
         Distance between the positions of consecutive rows, ``1 ≤ step ≤ n_positions``.
+    start : int, default 0
+        Position of the first row, ``0 ≤ start < n_positions``.
 
     Returns
     -------
-    numpy.ndarray, shape (ceil(n_positions / step), d)
-        Row ``r`` is the code of position ``pos = r · step``: column ``2i`` is
-        ``sin(pos · ω_i)`` and column ``2i + 1`` is ``cos(pos · ω_i)``.
+    numpy.ndarray, shape (ceil((n_positions − start) / step), d)
+        Row ``r`` is the code of position ``pos = start + r · step``: column
+        ``2i`` is ``sin(pos · ω_i)`` and column ``2i + 1`` is ``cos(pos · ω_i)``.
 
     Raises
     ------
@@ -103,8 +106,9 @@ def sinusoidal_encoding(
     """
     n_positions = check_count("n_positions", n_positions)
     step = check_count("step", step, high=n_positions)
+    start = check_count("start", start, low=0, high=n_positions - 1)
     omega = sinusoidal_frequencies(d, base)
-    positions = np.arange(0, n_positions, step, dtype=np.float64)
+    positions = np.arange(start, n_positions, step, dtype=np.float64)
     check_size("the sinusoidal table (n_positions × d)", positions.size * 2 * omega.size)
     phasors = unit_phasors(positions, omega)
     table = np.empty((positions.size, 2 * omega.size), dtype=np.float64)

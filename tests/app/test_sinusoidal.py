@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from bokeh.document.events import ColumnDataChangedEvent
+from bokeh.events import RangesUpdate
 from bokeh.models import GlyphRenderer, HStrip, Image, Scatter, Segment
 from bokeh.models import Line as LineGlyph
 
@@ -226,3 +227,67 @@ def test_step_and_axis_follow_n_and_d_when_redrawn_in_place(page, render, source
         assert image.shape == (rows, d)
         np.testing.assert_allclose(image[: len(table)], table, atol=1e-7)
         assert np.isnan(image[len(table) :]).all()
+
+
+def _zoom(plot, y0, y1):
+    """What Bokeh sends when the reader zooms or pans (y0, y1 as the browser has them)."""
+    plot.state._trigger_event(RangesUpdate(plot.state, x0=-0.5, x1=511.5, y0=y0, y1=y1))
+
+
+def test_zooming_in_draws_every_row_in_view_and_reset_the_whole_table(render, sources, document):
+    page = SinusoidalPage(n=4096, d=512, max_len=2000, t=0)
+    plots = {name: render(page.figures[name].plot, doc=document) for name in ("table", "learned")}
+    (table,) = sources(plots["table"], Image)
+    (learned,) = sources(plots["learned"], Image)
+    _zoom(plots["table"], 1100.5, 999.5)  # inverted axis: start > end
+    # rows 1000 … 1100 are in view; with a tenth of them each side, 990 … 1110
+    image = table.data["image"][0]
+    assert image.shape == (121, 512)
+    np.testing.assert_allclose(image, sinusoidal_encoding(1111, 512)[990:], atol=1e-6)
+    assert (table.data["y"][0], table.data["dh"][0]) == (989.5, 121)
+    assert learned.data["image"][0].shape == (512, 512)  # the other figure is not zoomed
+    _zoom(plots["learned"], 1950, 2050)  # S4 across the end of the table
+    rows = learned.data["image"][0]
+    start = int(learned.data["y"][0] + 0.5)
+    assert rows.shape[0] == learned.data["dh"][0]  # every row
+    inside = 2000 - start
+    np.testing.assert_allclose(
+        rows[:inside], LearnedPositionTable(2000, 512, seed=0).table[start:], atol=1e-7
+    )
+    assert np.isnan(rows[inside:]).all()
+    _zoom(plots["table"], 4095.5, -0.5)  # reset
+    assert table.data["image"][0].shape == (512, 512)
+    assert (table.data["y"][0], table.data["dh"][0]) == (-0.5, 4096)
+    _zoom(plots["table"], 3000, 1000)  # rows 800 … 3200 with the margins: one in 5
+    assert table.data["image"][0].shape == (481, 512)
+    np.testing.assert_allclose(
+        table.data["image"][0], sinusoidal_encoding(3201, 512)[800::5], atol=1e-6
+    )
+    page.base = 100  # a control: the whole table again, for the new base
+    np.testing.assert_allclose(
+        table.data["image"][0], sinusoidal_encoding(4096, 512, 100)[::8], atol=1e-6
+    )
+
+
+@pytest.mark.parametrize(
+    ("y0", "y1"),
+    [(None, None), (float("nan"), 3), (-1e300, 1e300), ("1", "x"), (5000, 9000), (-90, -80)],
+)
+def test_a_view_from_the_browser_is_clamped_to_the_table(render, sources, document, y0, y1):
+    page = SinusoidalPage(n=4096, d=512, t=0)
+    plot = render(page.figures["table"].plot, doc=document)
+    (table,) = sources(plot, Image)
+    _zoom(plot, y0, y1)
+    image = table.data["image"][0]
+    assert image.size <= 2**18
+    bottom, height = table.data["y"][0], table.data["dh"][0]
+    assert bottom >= -0.5 and bottom + height <= 4096 - 0.5 + 8
+
+
+def test_tables_drawn_whole_ignore_zooming(page, render, sources, document):
+    plot = render(page.figures["table"].plot, doc=document)
+    (table,) = sources(plot, Image)
+    before = table.data["image"][0]
+    _zoom(plot, 30, 10)
+    assert table.data["image"][0] is before
+    assert page._table_detail.redraws == 0

@@ -102,11 +102,12 @@ class TestAgainstNaiveLoop:
         )
 
     @pytest.mark.parametrize(("n", "step"), [(37, 1), (37, 5), (37, 36), (37, 37), (3001, 8)])
-    def test_every_step_th_row(self, n, step):
-        # row r is the code of position r · step; the last row is the last such position < n
-        table = sinusoidal_encoding(n, 16, 10_000.0, step=step)
-        assert table.shape == (-(-n // step), 16)
-        np.testing.assert_allclose(table, naive_encoding(n, 16)[::step], rtol=0, atol=1e-11)
+    @pytest.mark.parametrize("start", [0, 1, 36])
+    def test_every_step_th_row_from_start(self, n, step, start):
+        # row r is the code of position start + r · step; the last is the last such < n
+        table = sinusoidal_encoding(n, 16, 10_000.0, step=step, start=start)
+        assert table.shape == (-(-(n - start) // step), 16)
+        np.testing.assert_allclose(table, naive_encoding(n, 16)[start::step], rtol=0, atol=1e-11)
 
     @pytest.mark.parametrize("position", [0, 0.5, 3, 17.25, 1000, 123_456.75, -8])
     @pytest.mark.parametrize("d", [2, 8, 64])
@@ -204,6 +205,11 @@ class TestBadInput:
     def test_bad_step(self, step):
         with pytest.raises(ValueError, match="step"):
             sinusoidal_encoding(10, 4, step=step)
+
+    @pytest.mark.parametrize("start", [-1, 10, 2.5, "0"])
+    def test_bad_start(self, start):
+        with pytest.raises(ValueError, match="start"):
+            sinusoidal_encoding(10, 4, start=start)
 
     def test_table_size_cap(self):
         with pytest.raises(ValueError, match="limit"):
