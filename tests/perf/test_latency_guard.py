@@ -13,6 +13,14 @@ them gets three times slower than it is now. Every control over its budget is
 printed, with its reference. The full benchmark (``python
 benchmarks/latency.py``) gives the real numbers. Under ``CI`` a missing
 Chromium fails the test instead of skipping it.
+
+A control over its ceiling is measured once more, alone, with
+``CONFIRM_SAMPLES`` changes, and fails only if it is over again. With 3
+samples the p95 is about the slowest change, and one stall of this shared
+machine put a control over its ceiling (CI, 2026-12-01: Relative nope_len
+88 ms at p50, one change of ~330 ms, ceiling 271; this session changed
+nothing on that page). A control three times slower is slow in every change,
+so it fails both passes.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from benchmarks import latency
 pytestmark = pytest.mark.ui
 
 SAMPLES = 3
+CONFIRM_SAMPLES = 6
 QUIET_MS = 120  # the settle step also pings the server, so slow callbacks are still caught
 REFERENCE = Path(latency.__file__).with_name("latency-reference.json")
 
@@ -41,43 +50,93 @@ def _reference() -> dict[tuple[str, str, str], float]:
     }
 
 
-# About 62 controls × 3 samples plus 7 page loads: 5 min on 2 cores; its own budget.
-@pytest.mark.timeout(1200)
-def test_no_control_got_three_times_slower(capsys, chromium):
-    reference = _reference()
+def _measure(pages: list[str], samples: int, controls: list[str] | None = None) -> dict:
     # In a thread of its own: the browser tests' Playwright (sync API) keeps an
     # event loop in this thread, and a second sync Playwright refuses to start
     # inside it.
     with ThreadPoolExecutor(max_workers=1) as pool:
-        result = pool.submit(
+        return pool.submit(
             latency.run,
-            list(latency.PAGES),
-            SAMPLES,
+            pages,
+            samples,
             ("default",),
             QUIET_MS,
             naive=False,
             log=print,
             restore=False,
+            controls=controls,
         ).result()
-    rows = [latency.Row(**r) for r in result["rows"]]
-    failures = [f"{f['page']} failed: {f['error'][:200]}" for f in result.get("failed", [])]
-    shortfalls = []
+
+
+def _ceiling(row: latency.Row, reference: dict[tuple[str, str, str], float]) -> float:
+    known = reference.get((row.page, row.control, row.size))
+    return latency.CHECK_FACTOR * max(row.p95_budget, known or 0.0)
+
+
+def _describe(row: latency.Row, reference: dict[tuple[str, str, str], float]) -> str:
+    known = reference.get((row.page, row.control, row.size)) or 0.0
+    return (
+        f"{row.page}.{row.control}: p95 {row.p95:.0f} ms > {_ceiling(row, reference):.0f} ms "
+        f"({latency.CHECK_FACTOR:g} × max(budget {row.p95_budget:.0f}, reference {known:.0f}))"
+    )
+
+
+def _over_ceiling(
+    rows: list[latency.Row], reference: dict[tuple[str, str, str], float]
+) -> tuple[list[latency.Row], list[str]]:
+    """The rows over their ceiling, and a line for each row over budget but not its ceiling."""
+    over, shortfalls = [], []
     for row in rows:
         if row.p95 is None:
-            failures.append(f"{row.page}.{row.control}: no sample")
             continue
         known = reference.get((row.page, row.control, row.size))
-        ceiling = latency.CHECK_FACTOR * max(row.p95_budget, known or 0.0)
-        if row.p95 > ceiling:
-            failures.append(
-                f"{row.page}.{row.control}: p95 {row.p95:.0f} ms > {ceiling:.0f} ms "
-                f"(3 × max(budget {row.p95_budget:.0f}, reference {known or 0:.0f}))"
-            )
+        if row.p95 > _ceiling(row, reference):
+            over.append(row)
         elif row.p95 > row.p95_budget:
             shortfalls.append(
                 f"{row.page}.{row.control}: p95 {row.p95:.0f} ms, budget "
                 f"{row.p95_budget:.0f}, reference {known or float('nan'):.0f}"
             )
+    return over, shortfalls
+
+
+# About 62 controls × 3 samples plus 7 page loads: 5 min on 2 cores; its own budget.
+@pytest.mark.timeout(1200)
+def test_no_control_got_three_times_slower(capsys, chromium):
+    reference = _reference()
+    result = _measure(list(latency.PAGES), SAMPLES)
+    rows = [latency.Row(**r) for r in result["rows"]]
+    failures = [f"{f['page']} failed: {f['error'][:200]}" for f in result.get("failed", [])]
+    over, shortfalls = _over_ceiling(rows, reference)
+    if over:
+        # Measured again, alone: over again, it is slow; once, it was a stall.
+        again = _measure(
+            sorted({row.page for row in over}),
+            CONFIRM_SAMPLES,
+            controls=sorted({row.control for row in over}),
+        )
+        failures += [f"{f['page']} failed: {f['error'][:200]}" for f in again.get("failed", [])]
+        measured = [latency.Row(**r) for r in again["rows"]]
+        still, _ = _over_ceiling(
+            [r for r in measured if (r.page, r.control) in {(o.page, o.control) for o in over}],
+            reference,
+        )
+        remeasured = {(r.page, r.control) for r in measured}
+        with capsys.disabled():
+            print("\nOver the ceiling, measured again:")
+            print("\n".join(latency.format_row(row) for row in measured))
+        failures += [_describe(row, reference) for row in still]
+        failures += [
+            f"{row.page}.{row.control}: no sample when measured again"
+            for row in measured
+            if row.p95 is None and (row.page, row.control) in {(o.page, o.control) for o in over}
+        ]
+        failures += [
+            f"{row.page}.{row.control}: not measured again"
+            for row in over
+            if (row.page, row.control) not in remeasured
+        ]
+    failures += [f"{row.page}.{row.control}: no sample" for row in rows if row.p95 is None]
     with capsys.disabled():
         print("\n" + "\n".join(latency.format_row(row) for row in rows))
         print(f"\n{len(shortfalls)} of {len(rows)} controls over budget (issue 8):")
