@@ -145,9 +145,8 @@ class SinusoidalPage(Page):
     @param.depends("n", "d", "base")
     def _table_image(self) -> hv.Image:
         step = image_row_step(self.n, self.d)
-        table = sinusoidal_encoding(self.n, self.d, self.base, step=step)
-        # float32 is ample for colours and halves what the browser receives.
-        data = (np.arange(self.d), row_centers(len(table), step), table.astype(np.float32))
+        table = self._table_rows(0, self.n, step)
+        data = (np.arange(self.d), row_centers(len(table), step), table)
         return hv.Image(
             data, kdims=[_DIM, _POS], vdims=[hv.Dimension("PE", label="code value PE(t)ⱼ")]
         ).opts(
@@ -170,7 +169,9 @@ class SinusoidalPage(Page):
         )
 
     def _table_rows(self, start: int, stop: int, step: int) -> np.ndarray:
-        """S1's drawn rows when zoomed in (app/zoom.py)."""
+        """S1's rows of positions ``start, start + step, …`` below ``stop``: the
+        whole figure's, or a zoomed-in part's (app/zoom.py). float32 is ample
+        for colours and halves what the browser receives."""
         table = sinusoidal_encoding(stop, self.d, self.base, step=step, start=start)
         return table.astype(np.float32)
 
@@ -383,26 +384,31 @@ class SinusoidalPage(Page):
             self._learned = (key, table[::step].astype(np.float32), limit)
         return self._learned[1], self._learned[2]
 
-    def _learned_zoomed(self, start: int, stop: int, step: int) -> np.ndarray:
-        """S4's drawn rows when zoomed in (app/zoom.py); NaN past the table."""
+    def _learned_part(self, start: int, stop: int, step: int) -> np.ndarray:
+        """S4's rows of positions ``start, start + step, …`` below ``stop`` (float32).
+
+        Positions past the table are empty (NaN) rows: there is no row to
+        show, and hovering there says so. From position 0 (the whole figure)
+        the kept rows are used; a zoomed-in part (app/zoom.py) is taken from
+        the table.
+        """
         positions = np.arange(start, stop, step)
         rows = np.full((positions.size, self.d), np.nan, dtype=np.float32)
         inside = positions < self.max_len
-        if inside.any():
-            rows[inside] = LearnedPositionTable(self.max_len, self.d, seed=0).table[
-                positions[inside]
-            ]
+        count = int(inside.sum())
+        if count and start == 0:
+            rows[:count] = self._learned_rows_drawn(step)[0][:count]
+        elif count:
+            table = LearnedPositionTable(self.max_len, self.d, seed=0).table
+            rows[inside] = table[positions[inside]]
         return rows
 
     @param.depends("max_len", "d", "n")
     def _learned_image(self) -> hv.Image:
         top = max(self.n, self.max_len)
         step = image_row_step(top, self.d)
-        kept, limit = self._learned_rows_drawn(step)
-        # Positions past the table are drawn as empty (NaN) rows: there is no
-        # row to show, and hovering there says so.
-        rows = np.full((-(-top // step), self.d), np.nan, dtype=np.float32)
-        rows[: len(kept)] = kept
+        rows = self._learned_part(0, top, step)
+        limit = self._learned_rows_drawn(step)[1]
         return hv.Image(
             (np.arange(self.d), row_centers(len(rows), step), rows),
             kdims=[_DIM, _POS],
@@ -533,7 +539,7 @@ class SinusoidalPage(Page):
         #: S1 and S4 draw every row of what is in view when zoomed in.
         self._table_detail = RowDetail(self._table_rows, lambda: (self.n, self.d))
         self._learned_detail = RowDetail(
-            self._learned_zoomed, lambda: (max(self.n, self.max_len), self.d)
+            self._learned_part, lambda: (max(self.n, self.max_len), self.d)
         )
         self._table_zoom = self._table_detail.hook
         self._learned_zoom = self._learned_detail.hook

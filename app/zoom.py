@@ -91,7 +91,7 @@ class RowDetail:
         self._rows = rows
         self._size = size
         self._figures: weakref.WeakSet = weakref.WeakSet()
-        #: Redraws made (tests, the benchmark).
+        #: Redraws made (for tests).
         self.redraws = 0
 
     @property
