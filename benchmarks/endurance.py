@@ -184,7 +184,8 @@ def wait_discarded(server: Server, lifetime_ms: int, check_ms: int, timeout: flo
     objects less often; both are waited for. The documents are counted once
     Panel's own full collection, :data:`PANEL_GC_DELAY` s after the last
     discarded session, has had its turn: the server's collector thresholds
-    (``app.main.GC_THRESHOLDS``) leave a discarded session's objects to it.
+    (``app.main.GC_THRESHOLDS``) leave a discarded session's objects to it;
+    and only from a record in which no Bokeh session object is left.
     """
     time.sleep((lifetime_ms + check_ms) / 1000)
     offset = len(server.log.read_text(errors="replace"))
@@ -203,6 +204,11 @@ def wait_discarded(server: Server, lifetime_ms: int, check_ms: int, timeout: flo
             collected
             and counts.sessions is not None
             and (counts.documents is not None or not HAVE_PSUTIL)
+            # A record with a Bokeh session object still alive may predate its
+            # collection (once in CI: 1 session, 9 documents, 2,790 models;
+            # clean in the runs before and after): a later record is waited
+            # for. A leak stays until the deadline and still fails.
+            and not counts.server_sessions
         ):
             return counts
         if time.monotonic() > deadline:
