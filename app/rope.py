@@ -144,12 +144,18 @@ class SourceLinks:
     holds only a weak reference to this object, and this object only weak
     references to the sources, so nothing outlives the session.
 
+    ``current()`` gives every role's columns for the page's state now. A plot
+    built later than the figure's elements (the page's state set from a link
+    before it is shown, or the page shown again after changes) draws them,
+    not the columns its elements were made with.
+
     (A candidate for the shared look module: any figure that must follow the
     mouse can use it.)
     """
 
-    def __init__(self) -> None:
+    def __init__(self, current: Callable[[], dict[str, dict[str, Any]]]) -> None:
         self._sources: dict[str, list[weakref.ref[Any]]] = {}
+        self._current = current
 
     def hook(self, role: str) -> Callable[[Any, Any], None]:
         links = weakref.ref(self)
@@ -160,6 +166,7 @@ class SourceLinks:
                 refs = owner._sources.setdefault(role, [])
                 if not any(ref() is source for ref in refs):
                     refs.append(weakref.ref(source))
+                    source.data = dict(owner._current()[role])
 
         return register
 
@@ -404,7 +411,7 @@ class RopePage(Page):
     def __init__(self, **params: Any) -> None:
         self._from_drag = False
         self._memo: dict[str, tuple[tuple[Any, ...], np.ndarray]] = {}
-        self._r1 = SourceLinks()
+        self._r1 = SourceLinks(lambda: {**self._arrow_columns(), "tips": self._tip_columns()})
         super().__init__(**params)
 
     # ------------------------------------------------------------------ rules

@@ -208,6 +208,49 @@ class TestDrawnData:
 
         return asyncio.run(go())
 
+    def test_a_plot_built_after_changes_draws_the_state_now(self, page):
+        # A link sets the page's state after the page (and R1's elements) are
+        # made, before R1 is shown; and a page shown again is built anew.
+        page.apply_query({"m": "5", "n": "9", "q_angle": "30", "k_angle": "-45"})
+
+        async def go():
+            for shown, labels in enumerate((["R₅q", "R₉k"], ["R₁₁q", "R₉k"])):
+                page.figure_view("pair").get_root(Document())
+                q, k = pair_from_polar(page.q_angle, 1.0), pair_from_polar(page.k_angle, 1.0)
+                rq = apply_rope(q, page.m, inv_freq=[page.theta])
+                rk = apply_rope(k, page.n, inv_freq=[page.theta])
+                (head,) = page._r1.sources("head_q")[shown:]
+                (rotated,) = page._r1.sources("rotated_k")[shown:]
+                (tips,) = page._r1.sources("tips")[shown:]
+                (names,) = page._r1.sources("names")[shown:]
+                assert head.data["c1"] == pytest.approx([rq[0]])
+                assert head.data["position"] == [page.m]
+                assert rotated.data["c2_end"] == pytest.approx([rk[1]])
+                assert tips.data["c1"] == pytest.approx([q[0], k[0]])
+                assert names.data["text"][2:] == labels
+                page.param.update(m=11, q_angle=120.0)  # then shown again
+                await asyncio.sleep(0)
+
+        asyncio.run(go())
+
+    def test_a_link_opens_r1_at_its_state(self):
+        # The whole app, as a server session builds it from a shared link.
+        from panel.io.state import set_curdoc
+
+        from app.main import build_app
+
+        doc = Document()
+        with set_curdoc(doc):
+            app = build_app({"page": "rope", "m": "5", "n": "9", "q_angle": "30", "k_angle": "-45"})
+            app.server_doc(doc)
+        page = app.shell.current
+        (head,) = page._r1.sources("head_k")
+        (tips,) = page._r1.sources("tips")
+        rk = apply_rope(pair_from_polar(-45, 1.0), 9, inv_freq=[page.theta])
+        assert head.data["c1"] == pytest.approx([rk[0]]) and head.data["position"] == [9]
+        assert tips.data["direction"] == [30.0, -45.0]
+        assert head.document is doc
+
     def test_sources_follow_the_parameters_and_the_figure_is_static(self, page):
         assert not isinstance(page.figures["pair"].plot, hv.DynamicMap)
 
