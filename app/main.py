@@ -23,6 +23,7 @@ import panel as pn
 import param
 
 from .alibi import AlibiPage
+from .bokeh_defaults import keep_plain_defaults
 from .compare import ComparePage
 from .extension import ExtensionPage
 from .look import FONT_STACK, OKABE_ITO, notice_pane
@@ -48,6 +49,7 @@ OVERLAY_JS = "app/static/overlay.js"
 pn.extension("katex", design=OfflineFast, js_files={"pex_a11y": A11Y_JS, "pex_overlay": OVERLAY_JS})
 without_mathjax()
 send_without_delay()
+keep_plain_defaults()
 
 #: Python's collector thresholds for the server process (Python's own: 700, 10, 10).
 GC_THRESHOLDS = (10_000, 10, 100)

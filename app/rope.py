@@ -95,10 +95,13 @@ _START_STYLES = (
 )
 _DELTA = hv.Dimension("delta", label="offset Δ = n − m (positions)")
 # R1's axes. Names no other figure uses: Panel links the axes of plots in one
-# layout that share a dimension name.
-_C1 = hv.Dimension("c1", label="pair component 1")
-_C2 = hv.Dimension("c2", label="pair component 2")
-_SEG = [_C1, _C2, "c1_end", "c2_end"]
+# layout that share a dimension name. The axes are fixed: with that range on
+# the dimensions HoloViews takes it as given instead of computing every
+# layer's data range, four times per build (R1: 230 → 170 ms in one process).
+_R1_LIMITS = (-1.7, 1.7)
+_C1 = hv.Dimension("c1", label="pair component 1", range=_R1_LIMITS)
+_C2 = hv.Dimension("c2", label="pair component 2", range=_R1_LIMITS)
+_SEG = [_C1, _C2, *(hv.Dimension(end, range=_R1_LIMITS) for end in ("c1_end", "c2_end"))]
 #: R1's elements: no zoom or pan tools (a drag moves a tip), no legend.
 _QUIET: dict[str, Any] = {"default_tools": [], "show_legend": False}
 _SCORE = hv.Dimension("score", label="score ⟨Rₘq, Rₘ₊Δk⟩")
@@ -641,8 +644,8 @@ class RopePage(Page):
         self._streams = (drag, release)
         return hv.Overlay(layers).opts(
             hv.opts.Overlay(
-                xlim=(-1.7, 1.7),
-                ylim=(-1.7, 1.7),
+                xlim=_R1_LIMITS,
+                ylim=_R1_LIMITS,
                 **plot_opts(
                     active_tools=["point_draw"],
                     responsive=False,
