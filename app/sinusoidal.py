@@ -47,7 +47,7 @@ from .look import (
     warning_text_color,
 )
 from .page import Page
-from .zoom import RowDetail, drawn_row_hover, image_row_step, row_centers
+from .zoom import RowDetail, drawn_row_hover, full_detail_rows, image_row_step, row_centers
 
 __all__ = ["LEARNED_PRESETS", "SinusoidalPage"]
 
@@ -181,10 +181,12 @@ class SinusoidalPage(Page):
         step = image_row_step(rows, d)
         if step == 1:
             return ""
+        # True zoomed in or out: the note is not redrawn on every zoom.
         return (
-            f"<b>{rows:,} positions × {d} dimensions:</b> one row in {step} is drawn "
-            f"(positions 0, {step}, {2 * step}, …: {-(-rows // step):,} rows, still more "
-            f"than the figure is pixels tall). Zoom in (box zoom) to see every row; "
+            f"<b>{rows:,} positions × {d} dimensions:</b> the whole table is drawn one "
+            f"row in {step} (positions 0, {step}, {2 * step}, …: {-(-rows // step):,} rows, "
+            f"still more than the figure is pixels tall). Zoom in (box zoom) to "
+            f"{full_detail_rows(d):,} positions or fewer and every row in view is drawn; "
             f"hovering names the position whose row you see."
         )
 

@@ -24,7 +24,14 @@ import numpy as np
 from bokeh.events import RangesUpdate
 from bokeh.models import CustomJSHover
 
-__all__ = ["IMAGE_CELLS", "RowDetail", "drawn_row_hover", "image_row_step", "row_centers"]
+__all__ = [
+    "IMAGE_CELLS",
+    "RowDetail",
+    "drawn_row_hover",
+    "full_detail_rows",
+    "image_row_step",
+    "row_centers",
+]
 
 #: The most cells a heatmap sends to the browser at once (float32: 1 MB).
 IMAGE_CELLS = 2**18
@@ -37,6 +44,22 @@ def image_row_step(rows: int, columns: int) -> int:
     (1, 1, 8)
     """
     return max(1, -(-rows // max(1, IMAGE_CELLS // max(1, columns))))
+
+
+def full_detail_rows(columns: int) -> int:
+    """The most positions a zoomed-in view may span for :class:`RowDetail` to draw every row.
+
+    The rows drawn are the view's and a tenth more on each side, all within
+    :data:`IMAGE_CELLS` cells.
+
+    >>> full_detail_rows(512), full_detail_rows(64)
+    (428, 3414)
+    """
+    cap = max(1, IMAGE_CELLS // max(1, columns))
+    rows = cap * 10 // 12
+    while rows + 1 + 2 * ((rows + 1) // 10) <= cap:
+        rows += 1
+    return max(1, rows)
 
 
 def row_centers(count: int, step: int, start: int = 0) -> np.ndarray:

@@ -10,6 +10,7 @@ from bokeh.models import GlyphRenderer, HStrip, Image, Scatter, Segment
 from bokeh.models import Line as LineGlyph
 
 from app.sinusoidal import LEARNED_PRESETS, SinusoidalPage
+from app.zoom import full_detail_rows
 from positional_core.learned import LearnedPositionTable, learned_parameter_count
 from positional_core.sinusoidal import code_similarity, sinusoidal_code, sinusoidal_encoding
 
@@ -192,8 +193,10 @@ def test_large_tables_send_every_step_th_row_and_keep_their_axis(render, sources
     for plot in plots.values():  # the last row's overhang past n − 1 is cut off
         assert sorted((plot.state.y_range.start, plot.state.y_range.end)) == [-0.5, n - 0.5]
     note = page._table_readout()
-    assert f"one row in {step} is drawn" in note and f"{rows:,} rows" in note
-    assert f"one row in {step} is drawn" in page._learned_readout()
+    assert f"drawn one row in {step} " in note and f"{rows:,} rows" in note
+    # every row is drawn once at most 2**18 cells are in view (the zoom test below)
+    assert f"Zoom in (box zoom) to {full_detail_rows(d):,} positions or fewer" in note
+    assert f"drawn one row in {step} " in page._learned_readout()
 
 
 def test_tables_that_fit_draw_every_row_and_say_nothing(page, render, sources):
@@ -202,7 +205,7 @@ def test_tables_that_fit_draw_every_row_and_say_nothing(page, render, sources):
     (src,) = sources(plot, Image)
     assert src.data["image"][0].shape == (4096, 64)
     assert page._table_readout() == ""
-    assert "is drawn" not in page._learned_readout()
+    assert "drawn one row" not in page._learned_readout()
 
 
 def test_step_and_axis_follow_n_and_d_when_redrawn_in_place(page, render, sources, document):
@@ -267,6 +270,19 @@ def test_zooming_in_draws_every_row_in_view_and_reset_the_whole_table(render, so
     np.testing.assert_allclose(
         table.data["image"][0], sinusoidal_encoding(4096, 512, 100)[::8], atol=1e-6
     )
+
+
+@pytest.mark.parametrize("d", [512, 300, 128])
+def test_the_note_names_the_widest_view_drawn_row_by_row(d):
+    # The note under S1 and S4 says "zoom in to N positions or fewer and every
+    # row in view is drawn": N is exactly that bound, for a view in the middle.
+    page = SinusoidalPage(n=4096, d=d, t=0)
+    widest = full_detail_rows(d)
+    for span, every_row in ((widest, True), (widest + 1, False)):
+        low = 2000 - 0.5
+        start, stop, step = page._table_detail.view(low, low + span)
+        assert (step == 1) is every_row, (span, start, stop, step)
+    assert f"to {widest:,} positions or fewer" in page._table_readout()
 
 
 @pytest.mark.parametrize(
