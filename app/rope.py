@@ -414,7 +414,7 @@ class RopePage(Page):
     def __init__(self, **params: Any) -> None:
         self._from_drag = False
         self._memo: dict[str, tuple[tuple[Any, ...], np.ndarray]] = {}
-        self._r1 = SourceLinks(lambda: {**self._arrow_columns(), "tips": self._tip_columns()})
+        self._r1 = SourceLinks(self._r1_columns)
         super().__init__(**params)
 
     # ------------------------------------------------------------------ rules
@@ -505,13 +505,17 @@ class RopePage(Page):
             },
         }
 
+    def _r1_columns(self, tips: bool = True) -> dict[str, dict[str, Any]]:
+        """Every column R1 draws, by role (the tips only if ``tips``)."""
+        columns = self._arrow_columns()
+        if tips:
+            columns["tips"] = self._tip_columns()
+        return columns
+
     @param.depends(*_R1, watch=True)
     def _redraw_r1(self) -> None:
         """Replace R1's data in place (see the module docstring)."""
-        columns = self._arrow_columns()
-        if not self._from_drag:
-            columns["tips"] = self._tip_columns()
-        self._r1.push(columns)
+        self._r1.push(self._r1_columns(tips=not self._from_drag))
 
     @contextmanager
     def _dragging(self) -> Iterator[None]:

@@ -31,6 +31,7 @@ __all__ = [
     "full_detail_rows",
     "image_row_step",
     "row_centers",
+    "view_margin",
 ]
 
 #: The most cells a heatmap sends to the browser at once (float32: 1 MB).
@@ -46,18 +47,24 @@ def image_row_step(rows: int, columns: int) -> int:
     return max(1, -(-rows // max(1, IMAGE_CELLS // max(1, columns))))
 
 
+def view_margin(rows: int) -> int:
+    """Rows drawn on each side of a zoomed-in view of ``rows`` (a tenth of it), so
+    that a small pan does not uncover an empty edge."""
+    return rows // 10
+
+
 def full_detail_rows(columns: int) -> int:
     """The most positions a zoomed-in view may span for :class:`RowDetail` to draw every row.
 
-    The rows drawn are the view's and a tenth more on each side, all within
-    :data:`IMAGE_CELLS` cells.
+    The rows drawn are the view's and :func:`view_margin` more on each side,
+    all within :data:`IMAGE_CELLS` cells.
 
     >>> full_detail_rows(512), full_detail_rows(64)
     (428, 3414)
     """
     cap = max(1, IMAGE_CELLS // max(1, columns))
     rows = cap * 10 // 12
-    while rows + 1 + 2 * ((rows + 1) // 10) <= cap:
+    while rows + 1 + 2 * view_margin(rows + 1) <= cap:
         rows += 1
     return max(1, rows)
 
@@ -155,9 +162,7 @@ class RowDetail:
             return whole
         start = min(max(math.floor(lo + 0.5), 0), positions - 1)
         stop = max(min(math.ceil(hi + 0.5), positions), start + 1)
-        # Rows just outside the view too (a tenth of it each side), so a small
-        # pan does not uncover an empty edge.
-        margin = (stop - start) // 10
+        margin = view_margin(stop - start)
         start, stop = max(0, start - margin), min(positions, stop + margin)
         step = image_row_step(stop - start, columns)
         return whole if step >= whole[2] else (start, stop, step)

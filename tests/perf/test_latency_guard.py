@@ -110,31 +110,28 @@ def test_no_control_got_three_times_slower(capsys, chromium):
     over, shortfalls = _over_ceiling(rows, reference)
     if over:
         # Measured again, alone: over again, it is slow; once, it was a stall.
+        suspects = {(row.page, row.control) for row in over}
         again = _measure(
-            sorted({row.page for row in over}),
+            sorted({page for page, _ in suspects}),
             CONFIRM_SAMPLES,
-            controls=sorted({row.control for row in over}),
+            controls=sorted({control for _, control in suspects}),
         )
         failures += [f"{f['page']} failed: {f['error'][:200]}" for f in again.get("failed", [])]
         measured = [latency.Row(**r) for r in again["rows"]]
-        still, _ = _over_ceiling(
-            [r for r in measured if (r.page, r.control) in {(o.page, o.control) for o in over}],
-            reference,
-        )
-        remeasured = {(r.page, r.control) for r in measured}
+        retaken = [r for r in measured if (r.page, r.control) in suspects]
+        still, _ = _over_ceiling(retaken, reference)
         with capsys.disabled():
             print("\nOver the ceiling, measured again:")
             print("\n".join(latency.format_row(row) for row in measured))
         failures += [_describe(row, reference) for row in still]
         failures += [
             f"{row.page}.{row.control}: no sample when measured again"
-            for row in measured
-            if row.p95 is None and (row.page, row.control) in {(o.page, o.control) for o in over}
+            for row in retaken
+            if row.p95 is None
         ]
         failures += [
-            f"{row.page}.{row.control}: not measured again"
-            for row in over
-            if (row.page, row.control) not in remeasured
+            f"{page}.{control}: not measured again"
+            for page, control in sorted(suspects - {(r.page, r.control) for r in retaken})
         ]
     failures += [f"{row.page}.{row.control}: no sample" for row in rows if row.p95 is None]
     with capsys.disabled():
