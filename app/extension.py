@@ -1943,7 +1943,7 @@ class ExtensionPage(Page):
         apply = pn.widgets.Button(label="Apply", color="primary", width=100)
         apply.on_click(self._on_apply)
         self._file_input = pn.widgets.FileInput(
-            name="Upload a config.json",
+            label="Upload a config.json",
             accept=".json,application/json,text/plain",
             multiple=False,
             sizing_mode="stretch_width",

@@ -10,6 +10,7 @@ colour mappers, the legend, titles and axis labels.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import panel as pn
@@ -351,3 +352,61 @@ def test_state_set_before_the_page_is_shown_is_drawn(slug, seed):
         late.set_state(**values)
     assert early._values() == late._values()
     _assert_same_figures(early_root, late_root, f"{slug} {values}")
+
+
+def _rule_moves(page) -> list[tuple[str, Any, dict]]:
+    """Single-control changes after which the page's rules move another control:
+    ``(control, value, the consistent values)``, at most one per control."""
+    start = page._values()
+    found = []
+    for name in [n for n in page.control_names() if n not in page.choices]:
+        for value in _ends(page, name):
+            if value == start[name]:
+                continue
+            fixed, _notes = page.constrain({**start, name: value})
+            fixed = {k: fixed[k] for k in start}
+            others = {k for k in fixed if k != name and fixed[k] != start[k]}
+            # (Not a rule that moves a browser-selected control: without a
+            # browser, the reference below would not select.)
+            if fixed[name] == value and others and not others & set(page.choices):
+                found.append((name, value, fixed))
+                break
+    return found
+
+
+#: The pages where a control moved to one of its ends makes a rule move another.
+RULED = [slug for slug in IN_PLACE if _rule_moves(PAGES[slug]())]
+
+
+def test_rules_are_found():
+    assert "compare" in RULED  # L moved past L′ moves L′
+
+
+@pytest.mark.parametrize("slug", RULED)
+def test_a_rule_inside_a_change_draws_each_figure_once(slug):
+    """A control moved as its widget moves it (``param.update``, not ``set_state``)
+    whose rule moves another control: the rule's change draws the final state
+    from inside the first one. Each figure is drawn once, and draws what a page
+    given the final values draws. (Compare, L moved past L′, patched its five
+    figures twice, first for L′ then again for L.) The reference is HoloViews'
+    own update to the final values, as in the tests above (a figure built anew
+    differs from an updated one where HoloViews' update does: RoPE's hatch
+    colour, never drawn, at d = 2)."""
+    for name, value, fixed in _rule_moves(PAGES[slug]()):
+        page = PAGES[slug]()
+        root, doc = _rendered(page)
+        before = page.in_place.patched
+        with set_curdoc(doc):
+            page.param.update(**{name: value})
+        # (Context extension's own rules also keep s = L′/L: the page's values.)
+        fixed = {k: getattr(page, k) for k in page.control_names()}
+        moved = {k for k, v in fixed.items() if v != getattr(PAGES[slug](), k)}
+        assert getattr(page, name) == value and moved - {name}, (slug, name, value)
+        patched = page.in_place.patched - before
+        assert 0 < patched <= len(_figures(root)), (slug, name, value, patched)
+        reference = PAGES[slug]()
+        reference.in_place.patching = False
+        expected_root, reference_doc = _rendered(reference)
+        with set_curdoc(reference_doc):
+            reference.set_state(**fixed)
+        _assert_same_figures(root, expected_root, f"{slug} {name} = {value!r}")
