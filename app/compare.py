@@ -398,6 +398,8 @@ class ComparePage(Page):
         # share one computation. Per instance, never shared between sessions.
         self._verdicts: dict[tuple, Verdict] = {}
         self._order: dict[str, tuple[float, float, float]] = {}
+        # C2's unit circle, the same element in every frame: drawn once, never updated.
+        self._circle = hv.Ellipse(0, 0, 2).opts(color=OKABE_ITO["grey"], line_width=1, alpha=0.6)
         super().__init__(**params)
 
     # ------------------------------------------------------------------ rules
@@ -626,7 +628,9 @@ class ComparePage(Page):
             "what": [f"has a row (0 … {length - 1:,})", f"no row ({missing:,} positions)"],
             "count": [length, missing],
         }
-        rects = hv.Rectangles(rows, kdims=["x0", "y0", "x1", "y1"], vdims=["what", "count"]).opts(
+        rects = self.style(
+            hv.Rectangles(rows, kdims=["x0", "y0", "x1", "y1"], vdims=["what", "count"]),
+            "c1 rows",
             color="what",
             cmap=[OKABE_ITO["blue"], WARNING],
             line_color=None,
@@ -634,22 +638,27 @@ class ComparePage(Page):
             hover_tooltips=[("positions", "@what"), ("count", "@count{0,0}")],
             show_legend=False,
         )
-        edge = hv.VLine(length).opts(color=self._ink, line_dash="dashed", line_width=1.5)
-        has_row = hv.Text(0, 1.3, " rows", fontsize=9).opts(
-            color=OKABE_ITO["blue"], text_align="left"
+        edge = self.style(
+            hv.VLine(length), "c1 L", color=self._ink, line_dash="dashed", line_width=1.5
+        )
+        has_row = self.style(
+            hv.Text(0, 1.3, " rows", fontsize=9),
+            "c1 rows label",
+            color=OKABE_ITO["blue"],
+            text_align="left",
         )
         # Always there, empty when every position has a row: a figure whose
         # layers come and go is rebuilt by HoloViews, not redrawn in place.
         no_row = hv.Text(target, 1.3, "no row " if missing else "", fontsize=9)
-        layers = [rects, edge, has_row, no_row.opts(color=WARNING, text_align="right")]
-        return hv.Overlay(layers).opts(
-            hv.opts.Overlay(
-                xlabel="position t",
-                ylabel="",
-                yaxis=None,
-                xlim=(0, max(target, length)),
-                ylim=(0, 1.5),
-            )
+        no_row = self.style(no_row, "c1 no row", color=WARNING, text_align="right")
+        return self.style(
+            hv.Overlay([rects, edge, has_row, no_row]),
+            "c1",
+            xlabel="position t",
+            ylabel="",
+            yaxis=None,
+            xlim=(0, max(target, length)),
+            ylim=(0, 1.5),
         )
 
     @param.depends("trained_len", "target_len", "d", "base")
@@ -670,36 +679,72 @@ class ComparePage(Page):
         seen, beyond = arc(0, length - 1), arc(length - 1, target - 1)
         kdims = [hv.Dimension("x", label="sin(t·ω)"), hv.Dimension("y", label="cos(t·ω)")]
         hover = [("position t", "@t{0,0}"), ("angle t·ω (rad)", "@angle{0.000}")]
-        circle = hv.Ellipse(0, 0, 2).opts(color=OKABE_ITO["grey"], line_width=1, alpha=0.6)
-        seen_path = hv.Path([seen], kdims=kdims).opts(color=OKABE_ITO["blue"], line_width=6)
-        beyond_path = hv.Path([beyond], kdims=kdims).opts(color=WARNING, line_width=3)
-        dots = hv.Points(
-            {k: np.concatenate([seen[k], beyond[k]]) for k in seen},
-            kdims=kdims,
-            vdims=["t", "angle"],
-        ).opts(
-            size=6, alpha=0, hover_alpha=1, color=self._ink, tools=["hover"], hover_tooltips=hover
+        # The arcs as curves drawn in order of position: one line each, which
+        # HoloViews builds, measures and updates at a fraction of a Path's cost
+        # (its multi-path machinery was ~11 % of a change of L here).
+        seen_path = self.style(
+            hv.Curve({"x": seen["x"], "y": seen["y"]}, *kdims),
+            "c2 seen",
+            color=OKABE_ITO["blue"],
+            line_width=6,
         )
-        ends = hv.Points(
-            {
-                "x": [seen["x"][-1], beyond["x"][-1]],
-                "y": [seen["y"][-1], beyond["y"][-1]],
-                "c": [OKABE_ITO["blue"], WARNING],
-            },
-            kdims=kdims,
-            vdims=["c"],
-        ).opts(color="c", size=9, tools=[])
-        labels = hv.Labels(
-            {
-                "x": [0.0, seen["x"][-1] * 1.28, beyond["x"][-1] * 1.28],
-                "y": [1.18, seen["y"][-1] * 1.28, beyond["y"][-1] * 1.28],
-                "text": ["t = 0", "L", "L′"],
-            },
-            kdims=kdims,
-            vdims="text",
-        ).opts(text_color=self._ink, text_font_size="10pt", tools=[])
-        return (circle * seen_path * beyond_path * dots * ends * labels).opts(
-            hv.opts.Overlay(xlim=(-1.4, 1.4), ylim=(-1.4, 1.4), xaxis=None, yaxis=None)
+        beyond_path = self.style(
+            hv.Curve({"x": beyond["x"], "y": beyond["y"]}, *kdims),
+            "c2 beyond",
+            color=WARNING,
+            line_width=3,
+        )
+        dots = self.style(
+            hv.Points(
+                {k: np.concatenate([seen[k], beyond[k]]) for k in seen},
+                kdims=kdims,
+                vdims=["t", "angle"],
+            ),
+            "c2 dots",
+            size=6,
+            alpha=0,
+            hover_alpha=1,
+            color=self._ink,
+            tools=["hover"],
+            hover_tooltips=hover,
+        )
+        ends = self.style(
+            hv.Points(
+                {
+                    "x": [seen["x"][-1], beyond["x"][-1]],
+                    "y": [seen["y"][-1], beyond["y"][-1]],
+                    "c": [OKABE_ITO["blue"], WARNING],
+                },
+                kdims=kdims,
+                vdims=["c"],
+            ),
+            "c2 ends",
+            color="c",
+            size=9,
+            tools=[],
+        )
+        labels = self.style(
+            hv.Labels(
+                {
+                    "x": [0.0, seen["x"][-1] * 1.28, beyond["x"][-1] * 1.28],
+                    "y": [1.18, seen["y"][-1] * 1.28, beyond["y"][-1] * 1.28],
+                    "text": ["t = 0", "L", "L′"],
+                },
+                kdims=kdims,
+                vdims="text",
+            ),
+            "c2 labels",
+            text_color=self._ink,
+            text_font_size="10pt",
+            tools=[],
+        )
+        return self.style(
+            self._circle * seen_path * beyond_path * dots * ends * labels,
+            "c2",
+            xlim=(-1.4, 1.4),
+            ylim=(-1.4, 1.4),
+            xaxis=None,
+            yaxis=None,
         )
 
     @param.depends("trained_len", "target_len", "d", "base")
@@ -722,32 +767,41 @@ class ComparePage(Page):
         pair_dim = hv.Dimension("pair", label="pair i (0 = fastest)")
         spans = [(-0.5, completed - 0.5)] if completed else []
         layers: list[Any] = [
-            hv.VSpans(spans, kdims=[pair_dim, "pair_end"]).opts(
-                color=OKABE_ITO["grey"], alpha=0.2, line_alpha=0, tools=[]
-            )
+            self.style(
+                hv.VSpans(spans, kdims=[pair_dim, "pair_end"]),
+                "c3 trained",
+                color=OKABE_ITO["grey"],
+                alpha=0.2,
+                line_alpha=0,
+                tools=[],
+            ),
+            self.style(
+                hv.HLine(1.0), "c3 edge", color=self._ink, line_dash="dashed", line_width=1.2
+            ),
         ]
-        layers.append(hv.HLine(1.0).opts(color=self._ink, line_dash="dashed", line_width=1.2))
         ratios = []
         for method, scaled in info["methods"].items():
             excess = band_excess(inv, length, target, scaled)
             ratios.append(excess)
             flagged = out_of_band(inv, length, target, scaled)
             layers.append(
-                hv.Scatter(
-                    {
-                        "pair": pair,
-                        "excess": excess,
-                        "out": np.where(flagged, "yes", "no"),
-                        "method": [method] * pair.size,
-                    },
-                    kdims=[pair_dim],
-                    vdims=[
-                        hv.Dimension("excess", label="angle at L′ / trained edge"),
-                        "out",
-                        "method",
-                    ],
-                    label=info["short"][method],
-                ).opts(
+                self.style(
+                    hv.Scatter(
+                        {
+                            "pair": pair,
+                            "excess": excess,
+                            "out": np.where(flagged, "yes", "no"),
+                            "method": [method] * pair.size,
+                        },
+                        kdims=[pair_dim],
+                        vdims=[
+                            hv.Dimension("excess", label="angle at L′ / trained edge"),
+                            "out",
+                            "method",
+                        ],
+                        label=info["short"][method],
+                    ),
+                    f"c3 {method}",
                     color=colors[method],
                     marker=markers[method],
                     size=6,
@@ -764,17 +818,17 @@ class ComparePage(Page):
         # Every ratio is 1 at L′ = L: a log axis padded around one value would
         # reach below 0 (HoloViews warns and clips). A factor of 2 each way.
         low, high = float(np.min(ratios)), float(np.max(ratios))
-        return hv.Overlay(layers).opts(
-            hv.opts.Overlay(
-                logy=True,
-                ylim=(low / 2, high * 2) if high < 1.5 * low else (None, None),
-                xlabel="pair i (0 = fastest)",
-                ylabel="angle at L′ / trained edge",
-                hooks=[tidy_log_y_ticks],
-                legend_cols=3,
-                **legend_outside("top", label_text_font_size="8pt", glyph_width=12, spacing=2),
-                show_legend=True,
-            )
+        return self.style(
+            hv.Overlay(layers),
+            "c3",
+            logy=True,
+            ylim=(low / 2, high * 2) if high < 1.5 * low else (None, None),
+            xlabel="pair i (0 = fastest)",
+            ylabel="angle at L′ / trained edge",
+            hooks=[tidy_log_y_ticks],
+            legend_cols=3,
+            **legend_outside("top", label_text_font_size="8pt", glyph_width=12, spacing=2),
+            show_legend=True,
         )
 
     @param.depends("trained_len", "target_len", "heads")
@@ -792,19 +846,31 @@ class ComparePage(Page):
                 label=label,
             )
 
-        served_curve = sampled(served, "query at L′ − 1").opts(
-            color=WARNING, line_width=2, line_dash="dashed", tools=["hover"]
+        served_curve = self.style(
+            sampled(served, "query at L′ − 1"),
+            "c4 served",
+            color=WARNING,
+            line_width=2,
+            line_dash="dashed",
+            tools=["hover"],
         )
-        trained_curve = sampled(trained, "query at L − 1").opts(
-            color=OKABE_ITO["blue"], line_width=5, alpha=0.8, tools=["hover"]
+        trained_curve = self.style(
+            sampled(trained, "query at L − 1"),
+            "c4 trained",
+            color=OKABE_ITO["blue"],
+            line_width=5,
+            alpha=0.8,
+            tools=["hover"],
         )
-        edge = hv.VLine(length).opts(color=self._ink, line_dash="dotted", line_width=1.2)
-        return (trained_curve * served_curve * edge).opts(
-            hv.opts.Overlay(
-                legend_position="top_right",
-                legend_opts={"label_text_font_size": "8pt"},
-                show_legend=True,
-            )
+        edge = self.style(
+            hv.VLine(length), "c4 L", color=self._ink, line_dash="dotted", line_width=1.2
+        )
+        return self.style(
+            trained_curve * served_curve * edge,
+            "c4",
+            legend_position="top_right",
+            legend_opts={"label_text_font_size": "8pt"},
+            show_legend=True,
         )
 
     @param.depends("trained_len", "target_len")
@@ -823,15 +889,22 @@ class ComparePage(Page):
         hover = [("distance |j − i|", "@distance{0,0}"), ("bucket", "@bucket")]
         # A data-driven span: a new L or L′ patches its data (see _figure_rope).
         layers: list[Any] = [
-            hv.VSpans([(length, max(target, length))], kdims=[kdim, "distance_end"]).opts(
-                color=WARNING, alpha=0.12, line_alpha=0, tools=[]
+            self.style(
+                hv.VSpans([(length, max(target, length))], kdims=[kdim, "distance_end"]),
+                "c5 new",
+                color=WARNING,
+                alpha=0.12,
+                line_alpha=0,
+                tools=[],
             )
         ]
         sides = ((1, "key after the query", "#9A6700"), (-1, "key before it", OKABE_ITO["blue"]))
         for sign, label, color in sides:
             buckets = t5_relative_bucket(sign * distance, **T5_SETTINGS)
             layers.append(
-                hv.Curve({"distance": distance, "bucket": buckets}, kdim, vdim, label=label).opts(
+                self.style(
+                    hv.Curve({"distance": distance, "bucket": buckets}, kdim, vdim, label=label),
+                    f"c5 {sign}",
                     interpolation="steps-post",
                     color=color,
                     line_width=2.5,
@@ -839,28 +912,34 @@ class ComparePage(Page):
                     hover_tooltips=hover,
                 )
             )
+        ink = self._ink
         layers += [
-            hv.VLine(start).opts(color=self._ink, line_dash="dashed", line_width=1.2),
-            hv.VLine(length).opts(color=self._ink, line_dash="dotted", line_width=1.5),
-            hv.Text(start, 2, f" {start}: last bucket ", fontsize=8).opts(
-                color=self._ink, text_align="right"
+            self.style(hv.VLine(start), "c5 last", color=ink, line_dash="dashed", line_width=1.2),
+            self.style(hv.VLine(length), "c5 L", color=ink, line_dash="dotted", line_width=1.5),
+            self.style(
+                hv.Text(start, 2, f" {start}: last bucket ", fontsize=8),
+                "c5 last label",
+                color=ink,
+                text_align="right",
             ),
-            hv.Text(length, 2, " L", fontsize=9).opts(color=self._ink, text_align="left"),
+            self.style(
+                hv.Text(length, 2, " L", fontsize=9), "c5 L label", color=ink, text_align="left"
+            ),
         ]
-        return hv.Overlay(layers).opts(
-            hv.opts.Overlay(
-                logx=True,
-                xlim=(1, max(target, length)),
-                # Headroom above the top bucket for the legend, clear of the curves.
-                ylim=(-1, T5_SETTINGS["num_buckets"] * 1.3),
-                yticks=[0, 8, 16, 24, T5_SETTINGS["num_buckets"] - 1],
-                xlabel="distance |j − i| (log scale)",
-                ylabel="bucket b(j − i)",
-                legend_position="top_left",
-                legend_cols=2,
-                legend_opts={"label_text_font_size": "8pt", "glyph_width": 12, "spacing": 10},
-                show_legend=True,
-            )
+        return self.style(
+            hv.Overlay(layers),
+            "c5",
+            logx=True,
+            xlim=(1, max(target, length)),
+            # Headroom above the top bucket for the legend, clear of the curves.
+            ylim=(-1, T5_SETTINGS["num_buckets"] * 1.3),
+            yticks=[0, 8, 16, 24, T5_SETTINGS["num_buckets"] - 1],
+            xlabel="distance |j − i| (log scale)",
+            ylabel="bucket b(j − i)",
+            legend_position="top_left",
+            legend_cols=2,
+            legend_opts={"label_text_font_size": "8pt", "glyph_width": 12, "spacing": 10},
+            show_legend=True,
         )
 
     # -------------------------------------------------------------- readouts

@@ -36,6 +36,7 @@ from bokeh.model.util import visit_value_and_its_immediate_references
 from .choice import BrowserChoice
 from .inplace import InPlace
 from .look import Figure, QuickCheck, figure_card, notice_pane, quick_check_card, text_color
+from .styles import Styles
 from .urlstate import read_query
 
 __all__ = ["Page", "one_update", "respond_at_once", "walk_the_graph_once"]
@@ -270,6 +271,9 @@ class Page(pn.viewable.Viewer):
         self.choices: dict[str, BrowserChoice] = {}
         #: Builds figures redrawn in place: ``self.in_place(self._plot)`` (app/inplace.py).
         self.in_place = InPlace(self)
+        #: Styles a figure's elements, sharing unchanged options between frames:
+        #: ``self.style(element, "slot", color=...)`` (app/styles.py).
+        self.style = Styles()
         self._figures: dict[str, Figure] = self._build_figures()
         for choice in {id(c): c for c in self.choices.values()}.values():
             self.param.watch(lambda *_events, choice=choice: choice.sync(), list(choice.controls))
