@@ -801,16 +801,18 @@ class RopePage(Page):
         names = [f"m = {s:,}" for s in FIXED_STARTS] + ["your m"]
         for i, (curve, style) in enumerate(zip(curves, _START_STYLES, strict=True)):
             items.append(
-                hv.Curve(
-                    {
-                        kdim.name: delta,
-                        vdim.name: curve,
-                        "start": np.full(delta.size, self._starts()[i]),
-                    },
-                    kdim,
-                    [vdim, hv.Dimension("start", label="query position m")],
-                    label=names[i],
-                ).opts(
+                self.style(
+                    hv.Curve(
+                        {
+                            kdim.name: delta,
+                            vdim.name: curve,
+                            "start": np.full(delta.size, self._starts()[i]),
+                        },
+                        kdim,
+                        [vdim, hv.Dimension("start", label="query position m")],
+                        label=names[i],
+                    ),
+                    f"{kdim.name} {i}",
                     tools=["hover"],
                     hover_tooltips=[
                         ("start m", "@start"),
@@ -822,8 +824,13 @@ class RopePage(Page):
             )
         if reference is not None:  # on top: the curve every start should have drawn
             items.append(
-                hv.Curve((delta, reference), kdim, vdim, label="correct").opts(
-                    color=self._ink, line_width=1.5, alpha=0.9, tools=[]
+                self.style(
+                    hv.Curve((delta, reference), kdim, vdim, label="correct"),
+                    f"{kdim.name} correct",
+                    color=self._ink,
+                    line_width=1.5,
+                    alpha=0.9,
+                    tools=[],
                 )
             )
         return hv.Overlay(items)
@@ -870,15 +877,17 @@ class RopePage(Page):
         pairs = self._sample_pairs()
         table = np.mod(rotation_angles(positions, theta[pairs]), 2 * np.pi)
         half = self.d // 2
-        return hv.Scatter(
-            {
-                "position": np.tile(positions, pairs.size),
-                "angle": table.T.ravel(),
-                "pair": np.repeat(pairs, positions.size),
-            },
-            _POSITION,
-            [_ANGLE, hv.Dimension("pair", label="pair i (0 = fastest)")],
-        ).opts(
+        return self.style(
+            hv.Scatter(
+                {
+                    "position": np.tile(positions, pairs.size),
+                    "angle": table.T.ravel(),
+                    "pair": np.repeat(pairs, positions.size),
+                },
+                _POSITION,
+                [_ANGLE, hv.Dimension("pair", label="pair i (0 = fastest)")],
+            ),
+            "r3 angles",
             color="pair",
             cmap=hands_palette(max(half, 2)),
             clim=(0, max(half - 1, 1)),
@@ -910,15 +919,17 @@ class RopePage(Page):
     @param.depends("d", "base", "max_distance")
     def _angles_highlight(self) -> hv.Scatter:
         """The highlighted pair alone, selected in the browser (app/choice.py)."""
-        return self._pair_choice.element(
-            "angles",
-            hv.Scatter,
-            self._angle_rows,
-            self._pairs,
-            on_top=True,
-            kdims=[_POSITION],
-            vdims=[_ANGLE, "pair"],
-        ).opts(
+        return self.style(
+            self._pair_choice.element(
+                "angles",
+                hv.Scatter,
+                self._angle_rows,
+                self._pairs,
+                on_top=True,
+                kdims=[_POSITION],
+                vdims=[_ANGLE, "pair"],
+            ),
+            "r3 chosen",
             color=self._ink,
             size=4,
             tools=["hover"],
@@ -946,9 +957,9 @@ class RopePage(Page):
         half = self.d // 2
         index = np.arange(half)
         kd, vd = _PAIR, _WAVELENGTH
-        dots = hv.Scatter(
-            {"pair": index, "wavelength": lam, "theta": theta}, kd, [vd, "theta"]
-        ).opts(
+        dots = self.style(
+            hv.Scatter({"pair": index, "wavelength": lam, "theta": theta}, kd, [vd, "theta"]),
+            "r4 wavelengths",
             color="pair",
             cmap=hands_palette(max(half, 2)),
             clim=(0, max(half - 1, 1)),
@@ -960,18 +971,26 @@ class RopePage(Page):
                 ("wavelength", "@wavelength{0,0.0} positions"),
             ],
         )
-        shown = hv.HLine(self.max_distance, kdims=[kd, vd]).opts(
-            color=OKABE_ITO["grey"], line_dash="dashed", line_width=1.5
+        shown = self.style(
+            hv.HLine(self.max_distance, kdims=[kd, vd]),
+            "r4 shown",
+            color=OKABE_ITO["grey"],
+            line_dash="dashed",
+            line_width=1.5,
         )
-        note = hv.Text(
-            half - 1,
-            self.max_distance / 1.3,
-            f"largest distance shown: {self.max_distance:,}",
-            halign="right",
-            valign="top",
-            fontsize=9,
-            kdims=[kd, vd],
-        ).opts(color=self._ink)
+        note = self.style(
+            hv.Text(
+                half - 1,
+                self.max_distance / 1.3,
+                f"largest distance shown: {self.max_distance:,}",
+                halign="right",
+                valign="top",
+                fontsize=9,
+                kdims=[kd, vd],
+            ),
+            "r4 note",
+            color=self._ink,
+        )
         return dots * shown * note
 
     def _wavelength_rows(self, values: np.ndarray) -> dict[str, np.ndarray]:
@@ -987,15 +1006,23 @@ class RopePage(Page):
     @param.depends("d", "base")
     def _wavelength_highlight(self) -> hv.Scatter:
         """A ring round the highlighted pair (selected in the browser, as R3's angles)."""
-        return self._pair_choice.element(
-            "wavelength",
-            hv.Scatter,
-            self._wavelength_rows,
-            self._pairs,
-            on_top=True,
-            kdims=[_PAIR],
-            vdims=[_WAVELENGTH, "theta"],
-        ).opts(fill_alpha=0, line_color=self._ink, line_width=2.5, size=16, tools=[])
+        return self.style(
+            self._pair_choice.element(
+                "wavelength",
+                hv.Scatter,
+                self._wavelength_rows,
+                self._pairs,
+                on_top=True,
+                kdims=[_PAIR],
+                vdims=[_WAVELENGTH, "theta"],
+            ),
+            "r4 chosen",
+            fill_alpha=0,
+            line_color=self._ink,
+            line_width=2.5,
+            size=16,
+            tools=[],
+        )
 
     @param.depends("d", "base", "max_distance", "pair")
     def _wavelength_readout(self) -> str:
@@ -1048,11 +1075,13 @@ class RopePage(Page):
                     boxes["partner"].append(int(partner))
                     boxes["alpha"].append(faded)
         cmap = hands_palette(max(half, 2))
-        lines = hv.Segments(
-            {k: np.concatenate(v) for k, v in arcs.items()},
-            kdims=["dim", "row", "dim_end", "row_end"],
-            vdims=["pair", "alpha"],
-        ).opts(
+        lines = self.style(
+            hv.Segments(
+                {k: np.concatenate(v) for k, v in arcs.items()},
+                kdims=["dim", "row", "dim_end", "row_end"],
+                vdims=["pair", "alpha"],
+            ),
+            "r6 arcs",
             color="pair",
             cmap=cmap,
             clim=(0, max(half - 1, 1)),
@@ -1060,7 +1089,9 @@ class RopePage(Page):
             alpha="alpha",
             tools=[],
         )
-        cells = hv.Points(boxes, ["dim", "row"], ["pair", "layout", "partner", "alpha"]).opts(
+        cells = self.style(
+            hv.Points(boxes, ["dim", "row"], ["pair", "layout", "partner", "alpha"]),
+            "r6 cells",
             color="pair",
             cmap=cmap,
             clim=(0, max(half - 1, 1)),
@@ -1083,27 +1114,34 @@ class RopePage(Page):
             ink_on(cmap[pair], alpha, background)
             for pair, alpha in zip(boxes["pair"], boxes["alpha"], strict=True)
         ]
-        numbers = hv.Labels(
-            {
-                "dim": boxes["dim"],
-                "row": boxes["row"],
-                "text": [str(x) for x in boxes["dim"]],
-                "ink": inks,
-            },
-            ["dim", "row"],
-            ["text", "ink"],
-        ).opts(text_color="ink", text_font_size="7pt", text_font_style="bold", tools=[])
-        return (lines * cells * numbers).opts(
-            hv.opts.Overlay(
-                xlim=(-0.8, shown - 0.2),
-                ylim=(-0.45, 1.75),
-                yticks=[(0.0, "half-split"), (1.0, "interleaved")],
-                xlabel=f"dimension of q and k (first {shown} of d = {self.d})"
-                if shown < self.d
-                else "dimension of q and k",
-                ylabel="layout",
-                show_legend=False,
-            )
+        numbers = self.style(
+            hv.Labels(
+                {
+                    "dim": boxes["dim"],
+                    "row": boxes["row"],
+                    "text": [str(x) for x in boxes["dim"]],
+                    "ink": inks,
+                },
+                ["dim", "row"],
+                ["text", "ink"],
+            ),
+            "r6 numbers",
+            text_color="ink",
+            text_font_size="7pt",
+            text_font_style="bold",
+            tools=[],
+        )
+        return self.style(
+            lines * cells * numbers,
+            "r6",
+            xlim=(-0.8, shown - 0.2),
+            ylim=(-0.45, 1.75),
+            yticks=[(0.0, "half-split"), (1.0, "interleaved")],
+            xlabel=f"dimension of q and k (first {shown} of d = {self.d})"
+            if shown < self.d
+            else "dimension of q and k",
+            ylabel="layout",
+            show_legend=False,
         )
 
     @param.depends("d", "layout")
@@ -1121,11 +1159,13 @@ class RopePage(Page):
     def _decay_plot(self) -> hv.Curve:
         delta = np.arange(self.max_distance + 1)
         bound = rope_decay_bound(self.d, self.base, delta)
-        return hv.Curve(
-            (delta, bound),
-            hv.Dimension("distance", label="relative distance |m − n| (positions)"),
-            hv.Dimension("bound", label="bound factor (1/(d/2)) Σⱼ|Sⱼ|"),
-        ).opts(
+        return self.style(
+            hv.Curve(
+                (delta, bound),
+                hv.Dimension("distance", label="relative distance |m − n| (positions)"),
+                hv.Dimension("bound", label="bound factor (1/(d/2)) Σⱼ|Sⱼ|"),
+            ),
+            "r5 bound",
             color=OKABE_ITO["vermillion"],
             line_width=2.5,
             tools=["hover"],
