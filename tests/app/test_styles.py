@@ -95,7 +95,7 @@ def test_not_sharing_is_plain_opts():
 
 
 #: The pages whose figure methods style their elements with ``self.style``.
-STYLED = ["compare"]
+STYLED = ["compare", "rope"]
 
 
 @pytest.mark.parametrize("slug", STYLED)
