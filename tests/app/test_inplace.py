@@ -167,23 +167,28 @@ def _random_values(page, rng: np.random.Generator, how_many: int) -> dict:
     return out
 
 
+def assert_twins_draw_alike(a, b, rng: np.random.Generator, steps: int, where: str) -> None:
+    """Render two copies of a page, make the same random changes to both, and
+    check after each change that every figure of one draws as the other's."""
+    a_root, a_doc = _rendered(a)
+    b_root, b_doc = _rendered(b)
+    _assert_same_figures(a_root, b_root, f"{where} as built")
+    for step in range(steps):
+        values = _random_values(a, rng, how_many=1 + step % 3)
+        with set_curdoc(a_doc):
+            a.set_state(**values)
+        with set_curdoc(b_doc):
+            b.set_state(**values)
+        assert a._values() == b._values()
+        _assert_same_figures(a_root, b_root, f"{where} step {step} {values}")
+
+
 @pytest.mark.parametrize("slug", IN_PLACE)
 @pytest.mark.parametrize("seed", [0, 1])
 def test_patched_figures_draw_what_holoviews_draws(slug, seed):
-    rng = np.random.default_rng(seed)
     fast, slow = PAGES[slug](), PAGES[slug]()
     slow.in_place.patching = False
-    fast_root, fast_doc = _rendered(fast)
-    slow_root, slow_doc = _rendered(slow)
-    _assert_same_figures(fast_root, slow_root, f"{slug} as built")
-    for step in range(6):
-        values = _random_values(fast, rng, how_many=1 + step % 3)
-        with set_curdoc(fast_doc):
-            fast.set_state(**values)
-        with set_curdoc(slow_doc):
-            slow.set_state(**values)
-        assert fast._values() == slow._values()
-        _assert_same_figures(fast_root, slow_root, f"{slug} step {step} {values}")
+    assert_twins_draw_alike(fast, slow, np.random.default_rng(seed), 6, slug)
     assert fast.in_place.patched > 0
     # No page's frames change structure (layers come or go, a label or a figure
     # option other than an axis' limits or label changes): every change is

@@ -7,12 +7,11 @@ import gc
 import holoviews as hv
 import numpy as np
 import pytest
-from panel.io.state import set_curdoc
 
 from app.main import PAGES
 from app.styles import Styles
 
-from .test_inplace import _assert_same_figures, _random_values, _rendered
+from .test_inplace import assert_twins_draw_alike
 
 
 def _style_of(element, *names: str) -> dict:
@@ -103,18 +102,8 @@ STYLED = ["compare", "rope"]
 def test_pages_draw_what_plain_opts_draw(slug, seed):
     """The same random changes on a page that shares options and on one that
     sets them every frame: every figure draws the same after each change."""
-    rng = np.random.default_rng(seed)
     shared, plain = PAGES[slug](), PAGES[slug]()
     plain.style.sharing = False
-    shared_root, shared_doc = _rendered(shared)
-    plain_root, plain_doc = _rendered(plain)
-    _assert_same_figures(shared_root, plain_root, f"{slug} as built")
-    for step in range(5):
-        values = _random_values(shared, rng, how_many=1 + step % 3)
-        with set_curdoc(shared_doc):
-            shared.set_state(**values)
-        with set_curdoc(plain_doc):
-            plain.set_state(**values)
-        _assert_same_figures(shared_root, plain_root, f"{slug} step {step} {values}")
+    assert_twins_draw_alike(shared, plain, np.random.default_rng(seed), 5, slug)
     assert plain.style.shared == 0
     assert shared.style.shared > 0, f"{slug}: styled, but never shared"
