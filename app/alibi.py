@@ -354,11 +354,13 @@ class AlibiPage(Page):
             "extra": f"every 2nd of {2 * own}",
         }
         data["group"] = [label[g] for g in group]
-        return hv.Points(
-            data,
-            kdims=[hv.Dimension("h", label="head h"), hv.Dimension("slope", label="slope m_h")],
-            vdims=["half_life", "group", "source"],
-        ).opts(
+        return self.style(
+            hv.Points(
+                data,
+                kdims=[hv.Dimension("h", label="head h"), hv.Dimension("slope", label="slope m_h")],
+                vdims=["half_life", "group", "source"],
+            ),
+            "slope_points",
             color="group",
             cmap={label["own"]: _SOURCE_COLORS["own"], label["extra"]: _SOURCE_COLORS["extra"]},
             size=8 if self.heads <= 32 else 5,
@@ -394,14 +396,16 @@ class AlibiPage(Page):
 
     @param.depends("heads")
     def _slope_selected(self) -> hv.Points:
-        return self._head.element(
-            "slope",
-            hv.Points,
-            self._slope_rows,
-            self._heads_range,
-            on_top=True,
-            kdims=[hv.Dimension("h", label="head h"), hv.Dimension("slope", label="slope m_h")],
-        ).opts(
+        return self.style(
+            self._head.element(
+                "slope",
+                hv.Points,
+                self._slope_rows,
+                self._heads_range,
+                on_top=True,
+                kdims=[hv.Dimension("h", label="head h"), hv.Dimension("slope", label="slope m_h")],
+            ),
+            "slope_selected",
             marker="circle",
             size=16,
             fill_alpha=0,
@@ -491,15 +495,17 @@ class AlibiPage(Page):
     @param.depends("heads", "seq_len", "mask", "form")
     def _bias_image(self) -> hv.Image:
         limit = float(-self._image_rows(np.asarray([self.head]))["__low"][0])
-        return self._head.element(
-            "image",
-            self._image_element,
-            self._image_rows,
-            self._heads_range,
-            follow={"color_mapper": {"low": "__low", "high": "__high"}},
-            kdims=[_KEY, _QUERY],
-            vdims=[hv.Dimension("bias", label="bias added to the score")],
-        ).opts(
+        return self.style(
+            self._head.element(
+                "image",
+                self._image_element,
+                self._image_rows,
+                self._heads_range,
+                follow={"color_mapper": {"low": "__low", "high": "__high"}},
+                kdims=[_KEY, _QUERY],
+                vdims=[hv.Dimension("bias", label="bias added to the score")],
+            ),
+            "bias_image",
             cmap="RdBu_r",
             clim=(-limit, limit),
             clipping_colors={"NaN": OKABE_ITO["grey"]},
@@ -624,15 +630,17 @@ class AlibiPage(Page):
     @param.depends("heads", "seq_len", "mask", "form")
     def _weight_bars(self) -> hv.Overlay:
         keys = self._head_row_keys
-        bars = self._pair.element(
-            "bars",
-            hv.Rectangles,
-            self._bar_rows,
-            keys,
-            follow={"y_range": {"end": "__y_end"}},
-            kdims=["x0", "y0", "x1", "y1"],
-            vdims=["j", "weight", "bias", "distance"],
-        ).opts(
+        bars = self.style(
+            self._pair.element(
+                "bars",
+                hv.Rectangles,
+                self._bar_rows,
+                keys,
+                follow={"y_range": {"end": "__y_end"}},
+                kdims=["x0", "y0", "x1", "y1"],
+                vdims=["j", "weight", "bias", "distance"],
+            ),
+            "weight_bars bars",
             color=OKABE_ITO["blue"],
             line_color=None,
             tools=["hover"],
@@ -644,29 +652,42 @@ class AlibiPage(Page):
             ],
             hover_formatters={"@bias": _bias_hover()},
         )
-        masked = self._pair.element(
-            "masked", hv.VSpans, self._masked_rows, keys, kdims=["x0", "x1"]
-        ).opts(color=OKABE_ITO["grey"], alpha=0.25, line_alpha=0)
-        label = self._pair.element(
-            "masked_label",
-            hv.Labels,
-            self._masked_label_rows,
-            keys,
-            kdims=["x", "y"],
-            vdims=["text"],
-        ).opts(text_color=self._ink, text_font_size="9pt", angle=90)
+        masked = self.style(
+            self._pair.element("masked", hv.VSpans, self._masked_rows, keys, kdims=["x0", "x1"]),
+            "weight_bars masked",
+            color=OKABE_ITO["grey"],
+            alpha=0.25,
+            line_alpha=0,
+        )
+        label = self.style(
+            self._pair.element(
+                "masked_label",
+                hv.Labels,
+                self._masked_label_rows,
+                keys,
+                kdims=["x", "y"],
+                vdims=["text"],
+            ),
+            "weight_bars label",
+            text_color=self._ink,
+            text_font_size="9pt",
+            angle=90,
+        )
         # The query's own column, behind the bars.
-        query = self._pair.element("query", hv.VLines, self._query_rows, keys).opts(
-            color=OKABE_ITO["grey"], line_dash="dashed"
+        query = self.style(
+            self._pair.element("query", hv.VLines, self._query_rows, keys),
+            "weight_bars query",
+            color=OKABE_ITO["grey"],
+            line_dash="dashed",
         )
         top = float(self._current().weights[self.row].max())
-        return hv.Overlay([query, masked, bars, label]).opts(
-            hv.opts.Overlay(
-                xlim=(-0.7, self.seq_len - 0.3),
-                ylim=(0, top * 1.08),
-                xlabel="key position j",
-                ylabel="attention weight",
-            )
+        return self.style(
+            hv.Overlay([query, masked, bars, label]),
+            "weight_bars",
+            xlim=(-0.7, self.seq_len - 0.3),
+            ylim=(0, top * 1.08),
+            xlabel="key position j",
+            ylabel="attention weight",
         )
 
     @param.depends("heads", "head", "seq_len", "row", "mask", "form")
@@ -716,17 +737,24 @@ class AlibiPage(Page):
         points = delta.size + 1
         column = np.full((self.heads, points), np.nan)
         column[:, :-1] = factors
-        return hv.Curve(
-            {
-                "x": np.tile(np.append(delta, delta[-1]), self.heads),
-                "y": column.ravel(),
-                "head": np.repeat(np.arange(1, self.heads + 1), points),
-                "slope": np.repeat(slopes, points),
-                "half_life": np.repeat(halves, points),
-            },
-            kdims=[hv.Dimension("x", label="distance Δ = i − j (positions back, log scale)")],
-            vdims=[hv.Dimension("y", label="weight factor e^(−m·Δ)"), "head", "slope", "half_life"],
-        ).opts(
+        return self.style(
+            hv.Curve(
+                {
+                    "x": np.tile(np.append(delta, delta[-1]), self.heads),
+                    "y": column.ravel(),
+                    "head": np.repeat(np.arange(1, self.heads + 1), points),
+                    "slope": np.repeat(slopes, points),
+                    "half_life": np.repeat(halves, points),
+                },
+                kdims=[hv.Dimension("x", label="distance Δ = i − j (positions back, log scale)")],
+                vdims=[
+                    hv.Dimension("y", label="weight factor e^(−m·Δ)"),
+                    "head",
+                    "slope",
+                    "half_life",
+                ],
+            ),
+            "decay_paths",
             color=OKABE_ITO["sky"],
             alpha=0.75,
             line_width=1.5,
@@ -761,38 +789,62 @@ class AlibiPage(Page):
     def _decay_selected(self) -> hv.Overlay:
         x_dim = hv.Dimension("x", label="distance Δ = i − j (positions back, log scale)")
         # Moving with the head, on the overlay level (A4 has no legend for it to cover).
-        curve = self._head.element(
-            "decay",
-            hv.Curve,
-            self._decay_rows,
-            self._heads_range,
-            on_top=True,
-            kdims=[x_dim],
-            vdims=[hv.Dimension("y", label="weight factor e^(−m·Δ)")],
-            label="selected head",
-        ).opts(color=WARNING, line_width=3.5, tools=[])
-        point = self._head.element(
-            "half_life",
-            hv.Points,
-            lambda heads: self._half_life_rows(heads, text=False),
-            self._heads_range,
-            on_top=True,
-            kdims=["x", "y"],
-        ).opts(color=WARNING, size=9, tools=[])
-        text = self._head.element(
-            "half_life_text",
-            hv.Labels,
-            lambda heads: self._half_life_rows(heads, text=True),
-            self._heads_range,
-            on_top=True,
-            kdims=["x", "y"],
-            vdims=["text"],
-        ).opts(text_color=self._ink, text_align="left", text_font_size="10pt")
+        curve = self.style(
+            self._head.element(
+                "decay",
+                hv.Curve,
+                self._decay_rows,
+                self._heads_range,
+                on_top=True,
+                kdims=[x_dim],
+                vdims=[hv.Dimension("y", label="weight factor e^(−m·Δ)")],
+                label="selected head",
+            ),
+            "decay_selected curve",
+            color=WARNING,
+            line_width=3.5,
+            tools=[],
+        )
+        point = self.style(
+            self._head.element(
+                "half_life",
+                hv.Points,
+                lambda heads: self._half_life_rows(heads, text=False),
+                self._heads_range,
+                on_top=True,
+                kdims=["x", "y"],
+            ),
+            "decay_selected point",
+            color=WARNING,
+            size=9,
+            tools=[],
+        )
+        text = self.style(
+            self._head.element(
+                "half_life_text",
+                hv.Labels,
+                lambda heads: self._half_life_rows(heads, text=True),
+                self._heads_range,
+                on_top=True,
+                kdims=["x", "y"],
+                vdims=["text"],
+            ),
+            "decay_selected text",
+            text_color=self._ink,
+            text_align="left",
+            text_font_size="10pt",
+        )
         return curve * point * text
 
     @param.depends("trained_len", "distance", "max_distance")
     def _decay_marks(self) -> hv.Overlay:
-        half = hv.HLine(0.5).opts(color=OKABE_ITO["grey"], line_dash="dotted", line_width=1)
+        half = self.style(
+            hv.HLine(0.5),
+            "decay_marks half",
+            color=OKABE_ITO["grey"],
+            line_dash="dotted",
+            line_width=1,
+        )
         # Drawing only: a label sits on the side of its line with more room.
         # Every mark is always there, a line past the axis off the figure and
         # its label empty: a figure whose layers come and go is rebuilt by
@@ -805,13 +857,27 @@ class AlibiPage(Page):
         delta_text = f" Δ = {delta:,} " if delta <= far else ""
         layers: list[Any] = [
             half,
-            hv.VLine(length).opts(color=self._ink, line_dash="dashed", line_width=1.5),
-            hv.Text(min(length, far), 1.06, length_text, fontsize=10).opts(
-                color=self._ink, text_align="left" if right else "right"
+            self.style(
+                hv.VLine(length),
+                "decay_marks length_line",
+                color=self._ink,
+                line_dash="dashed",
+                line_width=1.5,
             ),
-            hv.VLine(delta).opts(color=OKABE_ITO["green"], line_width=1.5),
-            hv.Text(min(delta, far), 1.06, delta_text, fontsize=10).opts(
-                color=OKABE_ITO["green"], text_align="left" if delta < 8 else "right"
+            self.style(
+                hv.Text(min(length, far), 1.06, length_text, fontsize=10),
+                "decay_marks length_text",
+                color=self._ink,
+                text_align="left" if right else "right",
+            ),
+            self.style(
+                hv.VLine(delta), "decay_marks delta_line", color=OKABE_ITO["green"], line_width=1.5
+            ),
+            self.style(
+                hv.Text(min(delta, far), 1.06, delta_text, fontsize=10),
+                "decay_marks delta_text",
+                color=OKABE_ITO["green"],
+                text_align="left" if delta < 8 else "right",
             ),
         ]
         return hv.Overlay(layers)

@@ -152,7 +152,9 @@ class OrderPage(Page):
         low = min(0.0, min(v for _, v in rows))
         kdim = hv.Dimension("variant", label="position information")
         vdim = hv.Dimension("cos", label="cosine similarity of the averaged outputs")
-        bars = hv.Bars(rows, kdim, vdim).opts(
+        bars = self.style(
+            hv.Bars(rows, kdim, vdim),
+            "bars bars",
             color=kdim.name,
             cmap=_VARIANT_COLORS,
             invert_axes=True,
@@ -163,7 +165,9 @@ class OrderPage(Page):
             xticks=[x / 5 for x in range(round(low * 5), 6)],
             show_legend=False,
         )
-        text = hv.Labels(labels, [kdim, vdim], "text").opts(
+        text = self.style(
+            hv.Labels(labels, [kdim, vdim], "text"),
+            "bars text",
             invert_axes=True,
             text_align="left",
             text_font_size="12pt",
@@ -189,11 +193,13 @@ class OrderPage(Page):
 
         def image(out: np.ndarray, x0: float, name: str) -> hv.Image:
             fmt = CustomJSHover(code=f"return (value - {x0}).toFixed(0)")
-            return hv.Image(
-                (np.arange(out.shape[1]) + x0, np.arange(out.shape[0]), out.astype(np.float32)),
-                kdims=[hv.Dimension("x", label="output dimension"), row],
-                vdims=[value],
-            ).opts(
+            return self.style(
+                hv.Image(
+                    (np.arange(out.shape[1]) + x0, np.arange(out.shape[0]), out.astype(np.float32)),
+                    kdims=[hv.Dimension("x", label="output dimension"), row],
+                    vdims=[value],
+                ),
+                "permutation image",
                 cmap="RdBu_r",
                 clim=(-limit, limit),
                 tools=["hover"],
@@ -208,44 +214,60 @@ class OrderPage(Page):
 
         n = max(len(words_a), len(words_b))
         links = [(d - 0.4, i, offset - 0.6, j) for i, j in enumerate(matches) if j is not None]
-        segments = hv.Segments(links, kdims=["x0", "y0", "x1", "y1"]).opts(
-            color=OKABE_ITO["green"], line_width=3, tools=[]
+        segments = self.style(
+            hv.Segments(links, kdims=["x0", "y0", "x1", "y1"]),
+            "permutation segments",
+            color=OKABE_ITO["green"],
+            line_width=3,
+            tools=[],
         )
-        right_words = hv.Labels(
-            [(offset + d + 0.2, j, _short(w)) for j, w in enumerate(words_b)],
-            ["x", "row"],
-            "word",
-        ).opts(text_align="left", text_font_size="11pt", text_color=self._ink, tools=[])
+        right_words = self.style(
+            hv.Labels(
+                [(offset + d + 0.2, j, _short(w)) for j, w in enumerate(words_b)],
+                ["x", "row"],
+                "word",
+            ),
+            "permutation right_words",
+            text_align="left",
+            text_font_size="11pt",
+            text_color=self._ink,
+            tools=[],
+        )
         if links:
             status = f"{len(links)} of {len(words_a)} rows of A reappear in B"
         else:
             status = "no row of A reappears in B"
-        headline = hv.Labels(
-            [
-                (d / 2 - 0.5, -1.1, "A"),
-                (offset + d / 2 - 0.5, -1.1, "B"),
-                (d + _GAP / 2 - 0.5, n + 0.2, status),
-            ],
-            ["x", "row"],
-            "word",
-        ).opts(text_font_size="11pt", text_color=self._ink, text_baseline="middle", tools=[])
+        headline = self.style(
+            hv.Labels(
+                [
+                    (d / 2 - 0.5, -1.1, "A"),
+                    (offset + d / 2 - 0.5, -1.1, "B"),
+                    (d + _GAP / 2 - 0.5, n + 0.2, status),
+                ],
+                ["x", "row"],
+                "word",
+            ),
+            "permutation headline",
+            text_font_size="11pt",
+            text_color=self._ink,
+            text_baseline="middle",
+            tools=[],
+        )
         yticks = [(i, _short(w)) for i, w in enumerate(words_a)]
         xticks = [(x, str(x)) for x in range(0, d, 5)] + [
             (offset + x, str(x)) for x in range(0, d, 5)
         ]
-        return (
-            image(out_a, 0, "A") * image(out_b, offset, "B") * segments * right_words * headline
-        ).opts(
-            hv.opts.Overlay(
-                invert_yaxis=True,
-                yticks=yticks,
-                xticks=xticks,
-                xlim=(-0.5, offset + d + 6),
-                ylim=(-1.7, n + 0.7),
-                ylabel="word of A (row)",
-                xlabel="output dimension",
-                framewise=True,
-            )
+        return self.style(
+            image(out_a, 0, "A") * image(out_b, offset, "B") * segments * right_words * headline,
+            "permutation",
+            invert_yaxis=True,
+            yticks=yticks,
+            xticks=xticks,
+            xlim=(-0.5, offset + d + 6),
+            ylim=(-1.7, n + 0.7),
+            ylabel="word of A (row)",
+            xlabel="output dimension",
+            framewise=True,
         )
 
     # ---------------------------------------------------------------- views

@@ -308,7 +308,9 @@ class RelativePage(Page):
             x0, x1 = max(x0, -top - 0.5), min(x1, top + 0.5)
             if x1 > x0:
                 rows.append((x0, -0.5, x1, self._y_top(), region))
-        return hv.Rectangles(rows, vdims=["region"]).opts(
+        return self.style(
+            hv.Rectangles(rows, vdims=["region"]),
+            "region_spans",
             color="region",
             cmap=_REGION_COLORS,
             # The dark theme needs stronger shading for the same contrast.
@@ -332,11 +334,13 @@ class RelativePage(Page):
         if not self.bidirectional:
             region = np.where(offsets > 0, "future: bucket 0 (masked)", region)
         data = {"offset": offsets, "bucket": buckets, "at": offsets, "region": region}
-        return hv.Curve(
-            data,
-            kdims=[_OFFSET],
-            vdims=[hv.Dimension("bucket", label="bucket index"), "at", "region"],
-        ).opts(
+        return self.style(
+            hv.Curve(
+                data,
+                kdims=[_OFFSET],
+                vdims=[hv.Dimension("bucket", label="bucket index"), "at", "region"],
+            ),
+            "steps",
             interpolation="steps-mid",
             color=OKABE_ITO["blue"],
             line_width=2.5,
@@ -377,8 +381,13 @@ class RelativePage(Page):
         def label(row: tuple[float, float, str] | None, room: bool, color: str, group: str):
             # Beside its line, on the side with room; in the colour of its line.
             align = "left" if (side > 0) == room else "right"
-            return hv.Labels([row] if row else [], kdims, "text", group=group).opts(
-                text_align=align, text_font_size="9.5pt", text_color=color, tools=[]
+            return self.style(
+                hv.Labels([row] if row else [], kdims, "text", group=group),
+                "step_marks label",
+                text_align=align,
+                text_font_size="9.5pt",
+                text_color=color,
+                tools=[],
             )
 
         # Short labels; the readout and the caption say the rest.
@@ -387,11 +396,20 @@ class RelativePage(Page):
         limit_row = (side * md, self.num_buckets * 0.06, " max_distance ")
         return hv.Overlay(
             [
-                hv.Segments(starts, kdims=["x0", "y0", "x1", "y1"], group="Starts").opts(
-                    color=WARNING, line_width=2, tools=[]
+                self.style(
+                    hv.Segments(starts, kdims=["x0", "y0", "x1", "y1"], group="Starts"),
+                    "step_marks starts",
+                    color=WARNING,
+                    line_width=2,
+                    tools=[],
                 ),
-                hv.Segments(limits, kdims=["x0", "y0", "x1", "y1"], group="Limits").opts(
-                    color=self._ink, line_dash="dashed", line_width=1.2, tools=[]
+                self.style(
+                    hv.Segments(limits, kdims=["x0", "y0", "x1", "y1"], group="Limits"),
+                    "step_marks limits",
+                    color=self._ink,
+                    line_dash="dashed",
+                    line_width=1.2,
+                    tools=[],
                 ),
                 label(
                     start_row if s - 0.5 <= top else None,
@@ -524,16 +542,18 @@ class RelativePage(Page):
     @param.depends("num_buckets", "max_distance", "mode", "heads", "bias_len")
     def _bias_image(self) -> hv.Image:
         limit = float(np.max(np.abs(self._bias_table()[:, self.head - 1]))) or 1.0
-        return self._head.element(
-            "image",
-            self._bias_element,
-            self._bias_rows,
-            self._heads_range,
-            follow={"color_mapper": {"low": "__low", "high": "__high"}},
-            gather={"image": ("bucket", "__table")},
-            kdims=[_KEY, _QUERY],
-            vdims=[hv.Dimension("bias", label="bias added to the score"), "bucket"],
-        ).opts(
+        return self.style(
+            self._head.element(
+                "image",
+                self._bias_element,
+                self._bias_rows,
+                self._heads_range,
+                follow={"color_mapper": {"low": "__low", "high": "__high"}},
+                gather={"image": ("bucket", "__table")},
+                kdims=[_KEY, _QUERY],
+                vdims=[hv.Dimension("bias", label="bias added to the score"), "bucket"],
+            ),
+            "bias_image",
             cmap="RdBu_r",
             clim=(-limit, limit),
             colorbar=True,
@@ -555,14 +575,18 @@ class RelativePage(Page):
         """Grey over the future keys of a decoder (the causal mask hides them)."""
         n = self.bias_len
         if self.bidirectional or n < 2:
-            return hv.Polygons([]).opts(color=_MASKED, line_alpha=0, tools=[])
+            return self.style(
+                hv.Polygons([]), "bias_mask empty", color=_MASKED, line_alpha=0, tools=[]
+            )
         # The staircase between column j = i and j = i + 1, row by row (drawing only).
         i = np.arange(n - 1)
         xs = np.repeat(i + 0.5, 2)
         ys = np.column_stack([i - 0.5, i + 0.5]).ravel()
         xs = np.concatenate([xs, [n - 0.5, n - 0.5]])
         ys = np.concatenate([ys, [n - 1.5, -0.5]])
-        return hv.Polygons([{"x": xs, "y": ys}]).opts(color=_MASKED, line_alpha=0, tools=[])
+        return self.style(
+            hv.Polygons([{"x": xs, "y": ys}]), "bias_mask", color=_MASKED, line_alpha=0, tools=[]
+        )
 
     @param.depends("num_buckets", "max_distance", "mode", "heads", "head", "bias_len")
     def _bias_readout(self) -> str:
@@ -598,11 +622,13 @@ class RelativePage(Page):
         index = shaw_relative_index(n, n, k)
         t = np.arange(n)
         limit = max(k, 1)
-        return hv.Image(
-            (t, t, clipped.astype(np.float32), index.astype(np.int32)),
-            kdims=[_KEY, _QUERY],
-            vdims=[hv.Dimension("clipped", label="clipped offset clip(j − i, −k, k)"), "index"],
-        ).opts(
+        return self.style(
+            hv.Image(
+                (t, t, clipped.astype(np.float32), index.astype(np.int32)),
+                kdims=[_KEY, _QUERY],
+                vdims=[hv.Dimension("clipped", label="clipped offset clip(j − i, −k, k)"), "index"],
+            ),
+            "shaw_image",
             cmap="PuOr_r",
             clim=(-limit - 0.5, limit + 0.5),
             color_levels=2 * limit + 1,
@@ -636,10 +662,18 @@ class RelativePage(Page):
             ys = np.column_stack([rows - 0.5, rows + 0.5]).ravel()
             paths = [{"key": xs, "query": ys}, {"key": ys, "query": xs}]
         kdims = [_KEY, _QUERY]
-        return hv.Path(paths, kdims=kdims, group="Halo").opts(
-            color=HIGHLIGHT, line_width=4, tools=[]
-        ) * hv.Path(paths, kdims=kdims, group="Core").opts(
-            color="#FFFFFF", line_width=1.5, tools=[]
+        return self.style(
+            hv.Path(paths, kdims=kdims, group="Halo"),
+            "shaw_marks halo",
+            color=HIGHLIGHT,
+            line_width=4,
+            tools=[],
+        ) * self.style(
+            hv.Path(paths, kdims=kdims, group="Core"),
+            "shaw_marks core",
+            color="#FFFFFF",
+            line_width=1.5,
+            tools=[],
         )
 
     @param.depends("clip_k", "shaw_len")
@@ -680,10 +714,16 @@ class RelativePage(Page):
         data = {"i": i, "weight": weights, "keys": i + 1}
         kdim = hv.Dimension("i", label="query position i")
         vdim = hv.Dimension("weight", label="weight on each visible key")
-        curve = hv.Curve(data, kdim, [vdim, "keys"], label="causal mask: 1/(i + 1)").opts(
-            color=OKABE_ITO["green"], line_width=2.5, tools=[]
+        curve = self.style(
+            hv.Curve(data, kdim, [vdim, "keys"], label="causal mask: 1/(i + 1)"),
+            "nope_plot curve",
+            color=OKABE_ITO["green"],
+            line_width=2.5,
+            tools=[],
         )
-        points = hv.Scatter(data, kdim, [vdim, "keys"]).opts(
+        points = self.style(
+            hv.Scatter(data, kdim, [vdim, "keys"]),
+            "nope_plot points",
             color=OKABE_ITO["green"],
             size=6 if self.nope_len <= 64 else 3,
             tools=["hover"],
@@ -696,22 +736,29 @@ class RelativePage(Page):
         # Without the mask every query sees all T keys: 1/T in every row. The same
         # number is the core's weight of the last causal row.
         flat = float(weights[-1])
-        line = hv.Curve(
-            {"i": [0, self.nope_len - 1], "weight": [flat, flat]},
-            kdim,
-            vdim,
-            # A fixed label (the value is in the readout): a layer whose label
-            # changes is a new layer, and the figure would be rebuilt by
-            # HoloViews instead of redrawn in place.
-            label="no mask: 1/T everywhere",
-        ).opts(color=OKABE_ITO["grey"], line_dash="dashed", line_width=2, tools=[])
-        return (line * curve * points).opts(
-            hv.opts.Overlay(
-                legend_position="top_right",
-                show_legend=True,
-                ylim=(0, 1.08),
-                xlim=(-0.5, self.nope_len - 0.5),
-            )
+        line = self.style(
+            hv.Curve(
+                {"i": [0, self.nope_len - 1], "weight": [flat, flat]},
+                kdim,
+                vdim,
+                # A fixed label (the value is in the readout): a layer whose label
+                # changes is a new layer, and the figure would be rebuilt by
+                # HoloViews instead of redrawn in place.
+                label="no mask: 1/T everywhere",
+            ),
+            "nope_plot line",
+            color=OKABE_ITO["grey"],
+            line_dash="dashed",
+            line_width=2,
+            tools=[],
+        )
+        return self.style(
+            line * curve * points,
+            "nope_plot",
+            legend_position="top_right",
+            show_legend=True,
+            ylim=(0, 1.08),
+            xlim=(-0.5, self.nope_len - 0.5),
         )
 
     @param.depends("nope_len")

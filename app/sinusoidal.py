@@ -147,9 +147,11 @@ class SinusoidalPage(Page):
         step = image_row_step(self.n, self.d)
         table = self._table_rows(0, self.n, step)
         data = (np.arange(self.d), row_centers(len(table), step), table)
-        return hv.Image(
-            data, kdims=[_DIM, _POS], vdims=[hv.Dimension("PE", label="code value PE(t)ⱼ")]
-        ).opts(
+        return self.style(
+            hv.Image(
+                data, kdims=[_DIM, _POS], vdims=[hv.Dimension("PE", label="code value PE(t)ⱼ")]
+            ),
+            "table_image",
             cmap=CODE_CMAP,
             clim=CODE_CLIM,
             colorbar=True,
@@ -262,22 +264,24 @@ class SinusoidalPage(Page):
     @param.depends("d", "base")
     def _clock_hands(self) -> hv.Segments:
         pairs = self.d // 2
-        return self._t.element(
-            "hands",
-            hv.Segments,
-            lambda values: stack_choices(values, self._hand_rows),
-            self._positions,
-            on_top=True,
-            kdims=["x0", "y0", "x1", "y1"],
-            vdims=[
-                hv.Dimension("pair", label="pair i (0 = fastest)"),
-                "omega",
-                "angle",
-                "sin",
-                "cos",
-                "width",
-            ],
-        ).opts(
+        return self.style(
+            self._t.element(
+                "hands",
+                hv.Segments,
+                lambda values: stack_choices(values, self._hand_rows),
+                self._positions,
+                on_top=True,
+                kdims=["x0", "y0", "x1", "y1"],
+                vdims=[
+                    hv.Dimension("pair", label="pair i (0 = fastest)"),
+                    "omega",
+                    "angle",
+                    "sin",
+                    "cos",
+                    "width",
+                ],
+            ),
+            "clock_hands",
             color="pair",
             cmap=hands_palette(pairs),
             clim=(0, max(pairs - 1, 1)),
@@ -330,33 +334,52 @@ class SinusoidalPage(Page):
     def _similarity(self) -> hv.Overlay:
         # The curve moves with t like its marks, so it is drawn on the overlay
         # level with them; the legend sits above the frame, out of its way.
-        curve = self._t.element(
-            "similarity",
-            hv.Curve,
-            self._similarity_rows,
-            self._positions,
-            on_top=True,
-            kdims=[hv.Dimension("s", label="position s")],
-            vdims=[hv.Dimension("dot", label="PE(t)·PE(s)")],
-        ).opts(color=OKABE_ITO["blue"], line_width=2, tools=["hover"], framewise=True)
-        peak = self._t.element(
-            "peak",
-            hv.Points,
-            self._peak_rows,
-            self._positions,
-            on_top=True,
-            kdims=["s", "dot"],
-            label="s = t",
-        ).opts(color=OKABE_ITO["vermillion"], size=9, tools=[], framewise=True)
-        mark = self._t.element(
-            "mark",
-            hv.VLines,
-            lambda values: {"x": np.asarray(values, float), KEY: np.asarray(values, int)},
-            self._positions,
-            on_top=True,
-        ).opts(color=OKABE_ITO["vermillion"], line_dash="dashed")
-        return (curve * mark * peak).opts(
-            hv.opts.Overlay(**legend_outside("top"), show_legend=True)
+        curve = self.style(
+            self._t.element(
+                "similarity",
+                hv.Curve,
+                self._similarity_rows,
+                self._positions,
+                on_top=True,
+                kdims=[hv.Dimension("s", label="position s")],
+                vdims=[hv.Dimension("dot", label="PE(t)·PE(s)")],
+            ),
+            "similarity curve",
+            color=OKABE_ITO["blue"],
+            line_width=2,
+            tools=["hover"],
+            framewise=True,
+        )
+        peak = self.style(
+            self._t.element(
+                "peak",
+                hv.Points,
+                self._peak_rows,
+                self._positions,
+                on_top=True,
+                kdims=["s", "dot"],
+                label="s = t",
+            ),
+            "similarity peak",
+            color=OKABE_ITO["vermillion"],
+            size=9,
+            tools=[],
+            framewise=True,
+        )
+        mark = self.style(
+            self._t.element(
+                "mark",
+                hv.VLines,
+                lambda values: {"x": np.asarray(values, float), KEY: np.asarray(values, int)},
+                self._positions,
+                on_top=True,
+            ),
+            "similarity mark",
+            color=OKABE_ITO["vermillion"],
+            line_dash="dashed",
+        )
+        return self.style(
+            curve * mark * peak, "similarity", **legend_outside("top"), show_legend=True
         )
 
     @param.depends("t", "k", "d", "base")
@@ -411,11 +434,13 @@ class SinusoidalPage(Page):
         step = image_row_step(top, self.d)
         rows = self._learned_part(0, top, step)
         limit = self._learned_rows_drawn(step)[1]
-        return hv.Image(
-            (np.arange(self.d), row_centers(len(rows), step), rows),
-            kdims=[_DIM, _POS],
-            vdims=[hv.Dimension("W", label="learned value W[t, j]")],
-        ).opts(
+        return self.style(
+            hv.Image(
+                (np.arange(self.d), row_centers(len(rows), step), rows),
+                kdims=[_DIM, _POS],
+                vdims=[hv.Dimension("W", label="learned value W[t, j]")],
+            ),
+            "learned_image",
             cmap=CODE_CMAP,
             clim=(-limit, limit),
             clipping_colors={"NaN": NO_ROW},
@@ -470,15 +495,20 @@ class SinusoidalPage(Page):
                     lambda values, has_row=has_row: self._learned_rows(values, has_row),
                 )
             )
-            label = self._t.element(
-                f"learned_{role}_label",
-                hv.Labels,
-                lambda values, has_row=has_row: self._learned_label_rows(values, has_row),
-                self._positions,
-                on_top=True,
-                kdims=["x", "y"],
-                vdims=["text"],
-            ).opts(text_color=self._ink if has_row else warning_text_color(), text_font_size="11pt")
+            label = self.style(
+                self._t.element(
+                    f"learned_{role}_label",
+                    hv.Labels,
+                    lambda values, has_row=has_row: self._learned_label_rows(values, has_row),
+                    self._positions,
+                    on_top=True,
+                    kdims=["x", "y"],
+                    vdims=["text"],
+                ),
+                "learned_marks label",
+                text_color=self._ink if has_row else warning_text_color(),
+                text_font_size="11pt",
+            )
             layers.append(label)
         return hv.Overlay(layers)
 

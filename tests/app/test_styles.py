@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import inspect
 
 import holoviews as hv
 import numpy as np
@@ -94,7 +95,12 @@ def test_not_sharing_is_plain_opts():
 
 
 #: The pages whose figure methods style their elements with ``self.style``.
-STYLED = ["compare", "rope"]
+STYLED = [slug for slug, cls in PAGES.items() if "self.style(" in inspect.getsource(cls)]
+
+
+def test_the_pages_that_draw_on_every_change_share_styles():
+    """Context extension sets its options once, on its figures' DynamicMaps."""
+    assert set(STYLED) == set(PAGES) - {"extension"}
 
 
 @pytest.mark.parametrize("slug", STYLED)
