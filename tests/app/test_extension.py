@@ -19,6 +19,8 @@ from positional_core.hf_config import NoRopeError, read_rope_config, rope_from_h
 from positional_core.presets import MODEL_CONFIG_NAMES, model_config
 from positional_core.rope import rope_frequencies, wavelengths
 
+from .test_inplace import _assert_same_figures, _rendered
+
 ROPE_PRESETS = [
     n
     for n in MODEL_CONFIG_NAMES
@@ -657,3 +659,84 @@ def test_the_browser_refuses_uploads_over_the_same_limit_as_the_server():
     script = (Path(__file__).resolve().parents[2] / "app" / "static" / "a11y.js").read_text()
     (limit,) = re.findall(r"var MAX_UPLOAD_BYTES = (\d+);", script)
     assert int(limit) == MAX_CONFIG_BYTES
+
+
+# ------------------------------------------------ readout-only changes (issue 8)
+#: YaRN's knobs that only change the attention factor, with a second value each.
+ATTENTION_ONLY = {"mscale": 1.5, "mscale_all_dim": 0.5, "attention_factor": 1.3}
+#: A YaRN state in which each of them matters (mscale alone, without
+#: mscale_all_dim, is not read: transformers' _compute_yarn_parameters).
+YARN = {"method": "yarn", "factor": 4.0, "mscale": 1.0, "mscale_all_dim": 1.0}
+
+
+@pytest.mark.parametrize("name", sorted(ATTENTION_ONLY))
+def test_an_attention_only_knob_rewrites_the_readouts_not_the_figures(name):
+    """mscale, mscale_all_dim and attention_factor change no frequency: the figures
+    stay as drawn (no redraw) and the readouts show the new attention factor, and
+    what is drawn is what a page opened at the new values draws."""
+    page = ExtensionPage(**YARN)
+    root, doc = _rendered(page)
+    before = page.summary()["attention_factor"]
+    seen = []
+    page.param.watch(lambda *es: seen.extend(e.name for e in es), ["revision", "readout_revision"])
+    patched = page.in_place.patched
+    with set_curdoc(doc):
+        page.param.update({name: ATTENTION_ONLY[name]})
+    after = page.summary()["attention_factor"]
+    assert after != before
+    assert seen == ["readout_revision"]
+    assert page.in_place.patched == patched, "a figure was redrawn"
+    expected = f"<b>{after:.6g}"
+    assert expected in page._methods_readout()
+    fresh = ExtensionPage(**{**YARN, name: ATTENTION_ONLY[name]})
+    fresh_root, _doc = _rendered(fresh)
+    _assert_same_figures(root, fresh_root, name)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("beta_fast", 16.0), ("beta_slow", 2.0), ("truncate", False), ("factor", 8.0), ("d", 64)],
+)
+def test_a_knob_that_moves_a_frequency_redraws_the_figures(name, value):
+    page = ExtensionPage(**YARN)
+    _rendered(page)
+    seen = []
+    page.param.watch(lambda *es: seen.extend(e.name for e in es), ["revision", "readout_revision"])
+    page.param.update({name: value})
+    assert "revision" in seen
+
+
+def test_same_drawing_compares_every_drawn_field():
+    from dataclasses import fields, replace
+
+    from app.extension import Schedule, same_drawing
+
+    page = ExtensionPage(method="yarn", factor=4.0)
+    base = page.schedule()
+    assert same_drawing(base, replace(base, attention=base.attention * 2, notes=("x",)))
+    for f in fields(Schedule):
+        if f.name in ("attention", "notes"):
+            continue
+        value = getattr(base, f.name)
+        if isinstance(value, np.ndarray):
+            other = value.copy()
+            other.flat[0] = other.flat[0] + 1 if other.dtype.kind != "b" else not other.flat[0]
+        elif value is None:
+            other = np.zeros(1)
+        elif isinstance(value, tuple):
+            other = (value[0] + 1, value[1])
+        elif isinstance(value, str):
+            other = value + "x"
+        else:
+            other = value + 1
+        assert not same_drawing(base, replace(base, **{f.name: other})), f.name
+
+
+def test_a_link_with_only_an_attention_knob_redraws_no_figure():
+    page = ExtensionPage(method="yarn", factor=4.0)
+    _ = page.figures
+    seen = []
+    page.param.watch(lambda *es: seen.extend(e.name for e in es), ["revision", "readout_revision"])
+    page.apply_query({"mscale": "1.5"})
+    assert page.mscale == 1.5
+    assert seen == ["readout_revision"]

@@ -408,7 +408,10 @@ def test_a_rule_inside_a_change_draws_each_figure_once(slug):
         moved = {k for k, v in fixed.items() if v != getattr(PAGES[slug](), k)}
         assert getattr(page, name) == value and moved - {name}, (slug, name, value)
         patched = page.in_place.patched - before
-        assert 0 < patched <= len(_figures(root)), (slug, name, value, patched)
+        # None at all when no figure draws differently (Context extension: a
+        # hidden method's knob); the comparison below then checks the figures
+        # were right to stay.
+        assert patched <= len(_figures(root)), (slug, name, value, patched)
         reference = PAGES[slug]()
         reference.in_place.patching = False
         expected_root, reference_doc = _rendered(reference)
