@@ -194,6 +194,17 @@ _STATUS_COLORS = {
     "no full turn; unseen angles at L′": "#CC79A7",
 }
 _STATUS = list(_STATUS_COLORS)
+
+# Legends whose width does not follow the method (issue 8). A legend that changes
+# width makes Bokeh lay its figure out and paint it again one frame after the
+# change was drawn (the legend's size observer): switching the method or a preset
+# painted E1, E2 and E3 twice, the second time ~40–60 ms later, with the same
+# pixels. E2's and E3's last entry names the selected method, whose longest name
+# ("dynamic NTK (selected)") is 11.8 em wide in Chromium at the legend's font; E1
+# names the statuses present, the longest ("no full turn; unseen angles at L′")
+# 15.7 em. Their labels keep at least that width, so a new method moves nothing.
+_SELECTED_ENTRY_CSS = ".bk-item:last-child .bk-label { min-width: 12em; }"
+_STATUS_ENTRY_CSS = ".bk-item .bk-label { min-width: 16em; }"
 _METHOD_COLORS = {
     "default": OKABE_ITO["grey"],
     "linear": OKABE_ITO["blue"],
@@ -2184,6 +2195,7 @@ class ExtensionPage(Page):
                 framewise=True,
                 logy=True,
                 legend_position="bottom_right",
+                legend_opts={"stylesheets": [_STATUS_ENTRY_CSS]},
                 xlabel=_PAIR.label,
                 ylabel=_E1_VDIMS[0].label,
                 hooks=[attach_pairs],
@@ -2224,7 +2236,7 @@ class ExtensionPage(Page):
                 xformatter=NumeralTickFormatter(format="0,0a"),
                 # Above the frame: inside, it covered the band's top-left.
                 legend_cols=2,
-                **legend_outside("top"),
+                **legend_outside("top", stylesheets=[_SELECTED_ENTRY_CSS]),
                 xlabel=_POS.label,
                 ylabel="angle of the pair (rad)",
                 hooks=[selected, attach_pairs],
@@ -2247,7 +2259,7 @@ class ExtensionPage(Page):
                 logy=True,
                 # Above the frame, in one row: inside, it covered the lines' left ends.
                 legend_cols=4,
-                **legend_outside("top"),
+                **legend_outside("top", stylesheets=[_SELECTED_ENTRY_CSS]),
                 xlabel=_PAIR.label,
                 ylabel="slow-down θᵢ / θ′ᵢ (log scale)",
                 hooks=[selected, tidy_log_y_ticks],

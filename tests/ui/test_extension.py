@@ -138,3 +138,70 @@ def test_csv_download_and_link_state(server, page: Page, errors):
     assert len(rows) == 48  # Phi-3.5-mini: 96 rotary dims
     assert {"pair", "theta", "scaled_theta", "out_of_band"} <= set(rows[0])
     assert errors == []
+
+
+# Every legend's box (rounded px) and how often a legend asked Bokeh to lay its
+# figure out again since the hook was installed (its size observer: the figure is
+# then laid out and painted a second time, one frame after the change was drawn).
+_LEGEND_BOXES = """
+() => {
+  const Legend = Bokeh.Models.get('Legend');
+  const proto = Legend.prototype.default_view.prototype;
+  if (!proto.__counted) {
+    const original = proto.request_layout;
+    proto.request_layout = function (...args) {
+      window.__legendLayouts = (window.__legendLayouts ?? 0) + 1;
+      return original.apply(this, args);
+    };
+    proto.__counted = true;
+  }
+  const boxes = [];
+  for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+    if (!(m instanceof Legend)) continue;
+    const view = Bokeh.index.find_one(m);
+    const r = view ? view.el.getBoundingClientRect() : null;
+    if (!r || r.width === 0) continue;
+    boxes.push([m.id, Math.round(r.width), Math.round(r.height)]);
+  }
+  return {boxes: boxes.sort(), layouts: window.__legendLayouts ?? 0};
+}
+"""
+
+#: Methods (option, name in the legends) whose E1 names the same number of
+#: statuses at the page's defaults as no scaling does (two).
+_SAME_E1_ENTRIES = [
+    ("YaRN", "YaRN"),
+    ("Llama 3", "Llama 3"),
+    ("dynamic NTK", "dynamic NTK"),
+    ("position interpolation (linear)", "interpolation"),
+    ("LongRoPE", "LongRoPE"),
+    ("none (plain RoPE)", "no scaling"),
+]
+
+
+def test_switching_the_method_lays_no_figure_out_again(server, page: Page, errors):
+    """Each legend keeps its size whichever method is selected (issue 8).
+
+    E2's and E3's last entry names the selected method and E1's the statuses
+    present; a legend whose width changed made Bokeh lay its figure out and paint
+    it a second time after the change was drawn (~40–60 ms later, every figure).
+    """
+    _open(page, f"{server['url']}?page=extension")
+    page.wait_for_function(f"() => ({_LEGEND_BOXES})().boxes.length === 3", timeout=20_000)
+    first = page.evaluate(_LEGEND_BOXES)
+    options = _select(page, "Scaling method").locator("option").all_text_contents()
+    for label, short in _SAME_E1_ENTRIES:
+        assert label in options, options
+        _select(page, "Scaling method").select_option(label=label)
+        page.wait_for_function(
+            "(name) => { for (const d of Bokeh.documents) for (const m of d.all_models) "
+            "if (m.constructor.__name__ === 'LegendItem' && m.label && "
+            "m.label.value === name + ' (selected)') return true; return false; }",
+            arg=short,
+            timeout=20_000,
+        )
+        page.wait_for_timeout(300)  # a size observer reports within a frame or two
+        now = page.evaluate(_LEGEND_BOXES)
+        assert now["boxes"] == first["boxes"], label
+        assert now["layouts"] == 0, f"{label}: a legend asked for {now['layouts']} layouts"
+    assert errors == []
