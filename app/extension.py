@@ -198,11 +198,12 @@ _STATUS = list(_STATUS_COLORS)
 # Legends whose width does not follow the method (issue 8). A legend that changes
 # width makes Bokeh lay its figure out and paint it again one frame after the
 # change was drawn (the legend's size observer): switching the method or a preset
-# painted E1, E2 and E3 twice, the second time ~40–60 ms later, with the same
-# pixels. E2's and E3's last entry names the selected method, whose longest name
-# ("dynamic NTK (selected)") is 11.8 em wide in Chromium at the legend's font; E1
-# names the statuses present, the longest ("no full turn; unseen angles at L′")
-# 15.7 em. Their labels keep at least that width, so a new method moves nothing.
+# painted E1, E2 and E3 twice, the second time ~40–60 ms later, only to place the
+# legend anew. E2's and E3's last entry (the selected method: the hook
+# ``_selected_legend`` names it, its layer is drawn last) is at most 11.8 em wide
+# in Chromium at the legend's font ("dynamic NTK (selected)"); E1 names the
+# statuses present, the longest ("no full turn; unseen angles at L′") 15.7 em.
+# Their labels keep at least that width, so a new method moves nothing.
 _SELECTED_ENTRY_CSS = ".bk-item:last-child .bk-label { min-width: 12em; }"
 _STATUS_ENTRY_CSS = ".bk-item .bk-label { min-width: 16em; }"
 _METHOD_COLORS = {

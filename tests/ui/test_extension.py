@@ -50,6 +50,17 @@ def _select(page: Page, label: str):
     return page.locator(".bk-input-group", has_text=label).locator("select").first
 
 
+def _wait_for_legend_label(page: Page, label: str) -> None:
+    """Until some Bokeh legend entry of the page reads ``label``."""
+    page.wait_for_function(
+        "(label) => { for (const d of Bokeh.documents) for (const m of d.all_models) "
+        "if (m.constructor.__name__ === 'LegendItem' && m.label && "
+        "m.label.value === label) return true; return false; }",
+        arg=label,
+        timeout=20_000,
+    )
+
+
 def test_preset_fills_the_page_and_the_link(server, page: Page, errors):
     _open(page, f"{server['url']}?page=extension")
     expect(page.get_by_text("Llama 2 7B (preset)")).to_be_visible()
@@ -97,19 +108,9 @@ def test_bad_config_gets_a_message_and_a_good_one_fills(server, page: Page, erro
 
 def test_method_switch_moves_the_highlight_and_pair_slider(server, page: Page, errors):
     _open(page, f"{server['url']}?page=extension&target_len=32768")
-    page.wait_for_function(
-        "() => { for (const d of Bokeh.documents) for (const m of d.all_models) "
-        "if (m.constructor.__name__ === 'LegendItem' && m.label && "
-        "m.label.value === 'no scaling (selected)') return true; return false; }",
-        timeout=20_000,
-    )
+    _wait_for_legend_label(page, "no scaling (selected)")
     _select(page, "Scaling method").select_option(label="YaRN")
-    page.wait_for_function(
-        "() => { for (const d of Bokeh.documents) for (const m of d.all_models) "
-        "if (m.constructor.__name__ === 'LegendItem' && m.label && "
-        "m.label.value === 'YaRN (selected)') return true; return false; }",
-        timeout=20_000,
-    )
+    _wait_for_legend_label(page, "YaRN (selected)")
     labels = page.evaluate(_LEGEND_LABELS)
     assert "no scaling (selected)" not in labels
     expect(page.get_by_text("beta_fast: 32")).to_be_visible()  # YaRN's knobs appear
@@ -193,13 +194,7 @@ def test_switching_the_method_lays_no_figure_out_again(server, page: Page, error
     for label, short in _SAME_E1_ENTRIES:
         assert label in options, options
         _select(page, "Scaling method").select_option(label=label)
-        page.wait_for_function(
-            "(name) => { for (const d of Bokeh.documents) for (const m of d.all_models) "
-            "if (m.constructor.__name__ === 'LegendItem' && m.label && "
-            "m.label.value === name + ' (selected)') return true; return false; }",
-            arg=short,
-            timeout=20_000,
-        )
+        _wait_for_legend_label(page, f"{short} (selected)")
         page.wait_for_timeout(300)  # a size observer reports within a frame or two
         now = page.evaluate(_LEGEND_BOXES)
         assert now["boxes"] == first["boxes"], label
