@@ -278,6 +278,31 @@ class TestDrawnData:
 
         asyncio.run(go())
 
+    def test_a_change_sends_only_the_sources_it_changes(self, page):
+        # m turns the query only: the key, both contents and the tips keep
+        # their data and are not sent again; the tips are sent whenever a
+        # control moves them (the browser may have moved its copy).
+        async def go():
+            document = Document()
+            document.add_root(page.figure_view("pair").get_root(document))
+            sent = []
+            document.on_change(lambda event: sent.append(getattr(event, "model", None)))
+            roles = {
+                id(source): role for role in page._r1._sources for source in page._r1.sources(role)
+            }
+            page.m = page.m + 1
+            by_m = {roles[id(model)] for model in sent if id(model) in roles}
+            sent.clear()
+            page.k_angle = page.k_angle + 10.0
+            by_k = {roles[id(model)] for model in sent if id(model) in roles}
+            await asyncio.sleep(0)
+            return by_m, by_k
+
+        by_m, by_k = asyncio.run(go())
+        assert by_m == {"rotated_q", "head_q", "arc", "names", "tips"}
+        assert {"content_k", "rotated_k", "head_k", "arc", "names", "tips"} <= by_k
+        assert not by_k & {"content_q", "rotated_q", "head_q"}
+
     def test_a_drag_only_replaces_source_data(self, page):
         # The cheap path: a drag step patches the data of R1's sources in place,
         # and never rebuilds a plot (no new model, no other property). Its time
