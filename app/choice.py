@@ -41,7 +41,7 @@ import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource
 
-from .sources import per_document, same_column
+from .sources import per_document, same_columns
 
 __all__ = ["KEY", "BrowserChoice", "release_with_session", "stack_choices"]
 
@@ -152,13 +152,6 @@ def _cells(data: Columns, skip: Collection[str] = ()) -> int:
 def _drawn_columns(full: Columns) -> Columns:
     """The columns a source draws: without the candidates' own (``__key``, ...)."""
     return {k: v for k, v in full.items() if not k.startswith("__")}
-
-
-def _same_columns(drawn: Mapping[str, Any], data: Mapping[str, Any]) -> bool:
-    """True when ``data`` is what ``drawn`` (a source's data) already holds."""
-    return set(drawn) == set(data) and all(
-        same_column(drawn[name], column) for name, column in data.items()
-    )
 
 
 def _same_for_every_key(data: Columns, keys: np.ndarray) -> set[str]:
@@ -400,7 +393,7 @@ class BrowserChoice:
             # one, sending only what differs.
             full = self._draw(role, np.asarray([key]))
             data = _drawn_columns(full)
-            if not _same_columns(source.data, data):
+            if not same_columns(source.data, data):
                 source.data = data
             for model, prop, value in self._follower_values(source, full):
                 if getattr(model, prop) != value:

@@ -2,7 +2,8 @@
 the browser choices and RoPE's linked sources.
 
 Two helpers, so the three places that write to sources agree:
-:func:`same_column` (does a column need sending?) and :func:`per_document`
+:func:`same_column` (does a column need sending?), :func:`same_columns` (does a
+source?) and :func:`per_document`
 (make the changes with each source's document current and unlocked).
 """
 
@@ -16,7 +17,7 @@ import numpy as np
 import panel as pn
 from panel.io.state import set_curdoc
 
-__all__ = ["per_document", "same_column"]
+__all__ = ["per_document", "same_column", "same_columns"]
 
 
 def same_column(old: Any, new: Any) -> bool:
@@ -33,6 +34,13 @@ def same_column(old: Any, new: Any) -> bool:
         return bool(np.array_equal(np.asarray(old), np.asarray(new)))
     except (TypeError, ValueError):
         return False
+
+
+def same_columns(drawn: Any, data: Any) -> bool:
+    """True when ``data`` is what ``drawn`` (a source's data) already holds."""
+    return set(drawn) == set(data) and all(
+        same_column(drawn[name], column) for name, column in data.items()
+    )
 
 
 @contextmanager
