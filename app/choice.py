@@ -154,6 +154,19 @@ def _drawn_columns(full: Columns) -> Columns:
     return {k: v for k, v in full.items() if not k.startswith("__")}
 
 
+def _fitted(source: Any, data: Columns) -> Columns:
+    """``data`` cut to the columns ``source`` draws, when it has them all.
+
+    HoloViews draws some of a role's columns only through a style (a label's
+    ``align`` as ``text_align``) and leaves the others out: redrawn here, the
+    source keeps its own set of columns, as the browser's selection does.
+    """
+    drawn = set(source.data)
+    if drawn and drawn <= set(data):
+        return {k: v for k, v in data.items() if k in drawn}
+    return data
+
+
 def _same_for_every_key(data: Columns, keys: np.ndarray) -> set[str]:
     """Drawn columns whose rows are the same for every key: not shipped.
 
@@ -392,7 +405,7 @@ class BrowserChoice:
             # Maybe drawn from an outdated element (see _built): draw the current
             # one, sending only what differs.
             full = self._draw(role, np.asarray([key]))
-            data = _drawn_columns(full)
+            data = _fitted(source, _drawn_columns(full))
             if not same_columns(source.data, data):
                 source.data = data
             for model, prop, value in self._follower_values(source, full):
@@ -490,7 +503,7 @@ class BrowserChoice:
                     continue
                 if full is None:
                     full = self._draw(role, np.asarray([key]))
-                data = _drawn_columns(full)
+                data = _fitted(source, _drawn_columns(full))
                 props = self._follower_values(source, full)
                 self._shown[id(source)] = key
 

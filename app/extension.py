@@ -81,6 +81,7 @@ from positional_core.rope_scaling import (
 )
 
 from .choice import BrowserChoice, stack_choices
+from .inplace import Drawn, memoized
 from .look import (
     OKABE_ITO,
     Figure,
@@ -221,6 +222,9 @@ _BAND_COLORS = {
     "low (÷ factor)": OKABE_ITO["vermillion"],
 }
 _BAND_NAMES = {"high": "high (unchanged)", "medium": "medium (blended)", "low": "low (÷ factor)"}
+#: E3's dot colours: a Llama 3 band's, or else the method's (keys never colour names,
+#: so HoloViews maps even a single one through the map, as a column).
+_E3_FILL = {**_BAND_COLORS, **{_SHORT[m]: color for m, color in _METHOD_COLORS.items()}}
 #: Served lengths at which E2 samples dynamic NTK's growing base.
 _DYNAMIC_SAMPLES = 40
 #: Longest config text shown in the page (the core accepts up to 256 KB).
@@ -1440,10 +1444,10 @@ class ExtensionPage(Page):
             "out_of_band": sch.out_of_band,
         }
 
+    @memoized
     @param.depends("revision")
-    def _schedule_plot(self) -> hv.Overlay:
-        # The same five elements every time (empty when unused) and no per-frame
-        # options (they are set once in _build_figures): an update patches data.
+    def _schedule_drawn(self) -> Drawn:
+        """E1 as Bokeh draws it: its layers' columns and axes (see :meth:`_schedule_plot`)."""
         sch = self.schedule()
         table = self._pair_table()
         data = {k: table[k] for k in _E1_COLUMNS}
@@ -1455,32 +1459,63 @@ class ExtensionPage(Page):
         L, T = sch.trained_len, sch.target_len
         low = float(min(sch.wavelength.min(), sch.scaled_wavelength.min(), L))
         high = float(max(sch.wavelength.max(), sch.scaled_wavelength.max(), T))
+        links = {
+            "pair": changed,
+            "wavelength": sch.wavelength[changed],
+            "pair_to": changed,
+            "wavelength_to": sch.scaled_wavelength[changed],
+        }
+        labels = {
+            "pair": np.array([-0.5, -0.5]),
+            "wavelength": np.array([L, T]),
+            "text": np.array([f"trained L = {L:,}", f"target L′ = {T:,}" if T != L else ""]),
+            # L's label under its line when L′'s is drawn above: at L′ = 1.2 L
+            # the two lines are a few pixels apart and the labels overlapped.
+            # (Never both alike: HoloViews would then draw one value, not the column.)
+            "text_baseline": np.array(["top", "bottom"] if T != L else ["bottom", "top"]),
+        }
+        return Drawn(
+            # As HoloViews draws them: the status colours mapped from a copy
+            # of the column, named after the style.
+            sources=[
+                {**data, "color": data["status"]},
+                links,
+                {**moved, "color": moved["status"]},
+                {"y": np.array([L, T])},
+                labels,
+                None,  # the highlighted pair, selected in the browser
+            ],
+            x_range=(-1, sch.n_pairs),
+            y_range=(low / 2, high * 4),
+            refresh=[(self._pair_choice, ("highlight",))],
+        )
+
+    @param.depends("revision")
+    def _schedule_plot(self) -> hv.Overlay:
+        # The same five elements every time (empty when unused) and no per-frame
+        # options (they are set once in _build_figures): a change sends the
+        # columns of _schedule_drawn, which these are built from.
+        drawn = self._schedule_drawn()
+        dots, links, diamonds, lengths, labels, _ = drawn.sources
         # Ranges ride on the dimensions (cheaper than cloning with redim per frame).
-        x = _PAIR.clone(range=(-1, sch.n_pairs))
-        y = _E1_VDIMS[0].clone(range=(low / 2, high * 4))
+        x = _PAIR.clone(range=drawn.x_range)
+        y = _E1_VDIMS[0].clone(range=drawn.y_range)
         vdims = [y, *_E1_VDIMS[1:]]
-        links = hv.Segments(
-            (changed, sch.wavelength[changed], changed, sch.scaled_wavelength[changed]),
-            kdims=[x, y, "pair_to", "wavelength_to"],
-            group="Links",
+        plain = lambda columns: {k: v for k, v in columns.items() if k != "color"}  # noqa: E731
+        return hv.Overlay(
+            [
+                hv.Scatter(plain(dots), x, vdims, group="Pairs"),
+                hv.Segments(links, kdims=[x, y, "pair_to", "wavelength_to"], group="Links"),
+                hv.Scatter(plain(diamonds), x, vdims, group="Scaled"),
+                hv.HLines(lengths["y"], group="Lengths"),
+                hv.Labels(
+                    {**labels, "baseline": labels["text_baseline"]},
+                    [x, y],
+                    ["text", "baseline"],
+                    group="Lengths",
+                ),
+            ]
         )
-        dots = hv.Scatter(data, x, vdims, group="Pairs")
-        diamonds = hv.Scatter(moved, x, vdims, group="Scaled")
-        lengths = hv.HLines([L, T], group="Lengths")
-        labels = hv.Labels(
-            {
-                "pair": [-0.5, -0.5],
-                "wavelength": [L, T],
-                "text": [f"trained L = {L:,}", f"target L′ = {T:,}" if T != L else ""],
-                # L's label under its line when L′'s is drawn above: at L′ = 1.2 L
-                # the two lines are a few pixels apart and the labels overlapped.
-                "baseline": ["top" if T != L else "bottom", "bottom"],
-            },
-            [x, y],
-            ["text", "baseline"],
-            group="Lengths",
-        )
-        return hv.Overlay([dots, links, diamonds, lengths, labels])
 
     @param.depends("revision")
     def _schedule_highlight(self) -> hv.Points:
@@ -1629,14 +1664,45 @@ class ExtensionPage(Page):
 
         return columns
 
+    #: E2's layers drawn by the pair choice, in the order of its overlay.
+    _BAND_ROLES = (
+        "band",
+        "reference default",
+        "reference linear",
+        "reference ntk",
+        "selected",
+        "ends",
+        "labels",
+    )
+
+    def _band_marks(self) -> np.ndarray:
+        sch = self.schedule()
+        L, T = sch.trained_len, sch.target_len
+        marks = [L]
+        if sch.method in ("dynamic", "longrope") and sch.served_len not in (L, T):
+            marks.append(sch.served_len)
+        return np.array(marks)
+
+    @memoized
+    @param.depends("revision")
+    def _band_drawn(self) -> Drawn:
+        """E2 as Bokeh draws it: the pair's layers are the choice's, redrawn with their
+        candidates; the marks and the x axis are the page's (the y axis follows the pair)."""
+        sch = self.schedule()
+        roles = self._BAND_ROLES
+        return Drawn(
+            sources=[None] * 6 + [{"x": self._band_marks()}, None],
+            x_range=(0, sch.target_len * 1.02),
+            refresh=[(self._pair_choice, roles)],
+            hooks=[self._selected_hook],
+        )
+
     @param.depends("revision")
     def _band_plot(self) -> hv.Overlay:
         # A fixed set of elements (band, three reference lines, the selected
         # method's line, end points, marks, labels), styled once: updates patch data.
-        sch = self.schedule()
         i = self._pair_key()
-        L, T = sch.trained_len, sch.target_len
-        x_dim = _POS.clone(range=(0, T * 1.02))
+        x_dim = _POS.clone(range=self._band_drawn().x_range)
         y_end = self._pair_rows(i)["band"]["__y_end"][0]
         y_dim = hv.Dimension("angle", label="angle (rad)", range=(0, y_end))
         choice = self._pair_choice
@@ -1677,10 +1743,7 @@ class ExtensionPage(Page):
                 group="Ends",
             )
         )
-        marks = [L]
-        if sch.method in ("dynamic", "longrope") and sch.served_len not in (L, T):
-            marks.append(sch.served_len)
-        elements.append(hv.VLines(marks, group="Marks"))
+        elements.append(hv.VLines(self._band_marks(), group="Marks"))
 
         def labels(data: dict[str, Any], **dims: Any) -> hv.Labels:
             names = ("position", "angle", "text", "align", "baseline")
@@ -1716,54 +1779,72 @@ class ExtensionPage(Page):
         return text + f"At L′ = {sch.target_len:,}: " + "; ".join(parts) + "."
 
     # ----------------------------------------------------------- E3 methods
+    @memoized
     @param.depends("revision")
-    def _slowdown_plot(self) -> hv.Overlay:
-        # Fixed structure, styled once, as the other figures: updates patch data.
+    def _slowdown_drawn(self) -> Drawn:
+        """E3 as Bokeh draws it (see :meth:`_slowdown_plot`)."""
         sch = self.schedule()
         pairs = np.arange(sch.n_pairs)
         slow = sch.theta / sch.scaled
         top = float(max(np.nanmax(slow), np.nanmax(sch.theta / sch.ntk), sch.factor, 1.0))
-        x_dim = _PAIR.clone(range=(-1, sch.n_pairs))
-        y_dim = hv.Dimension(
-            "slowdown", label="slow-down θᵢ / θ′ᵢ (log scale)", range=(0.8, max(top * 1.8, 2.0))
-        )
         if sch.bands is not None:
             kind = np.array([_BAND_NAMES[b] for b in sch.bands])
-            fill = np.array([_BAND_COLORS[k] for k in kind])
+            fill = kind
         else:
             kind = np.full(sch.n_pairs, "—")
-            fill = np.full(sch.n_pairs, _METHOD_COLORS[sch.method])
+            fill = np.full(sch.n_pairs, _SHORT[sch.method])
         ramp = sch.ramp if sch.ramp is not None else np.full(sch.n_pairs, np.nan)
-        data = {
+        dots = {
             "pair": pairs,
             "slowdown": slow,
             "theta": sch.theta,
             "scaled_theta": sch.scaled,
             "band": kind,
             "ramp": ramp,
+            # The colour's key (a band, or the method): mapped through _E3_FILL,
+            # so a single colour stays a column, as every other frame draws it.
             "fill": fill,
+            "color": fill,
         }
         high = min(sch.yarn_range[1], sch.n_pairs - 1) if sch.yarn_range is not None else None
         if sch.yarn_range is not None and high > sch.yarn_range[0]:
-            span = hv.VSpans([(sch.yarn_range[0], high)], group="Ramp")
+            span = {"x0": np.array([float(sch.yarn_range[0])]), "x1": np.array([float(high)])}
         else:
-            span = hv.VSpans([], group="Ramp")
+            span = {"x0": np.zeros(0), "x1": np.zeros(0)}
+        return Drawn(
+            sources=[
+                span,
+                {"pair": pairs, "slowdown": sch.theta / sch.interpolated},
+                {"pair": pairs, "slowdown": sch.theta / sch.ntk},
+                {"pair": pairs, "slowdown": slow},
+                dots,
+            ],
+            x_range=(-1, sch.n_pairs),
+            y_range=(0.8, max(top * 1.8, 2.0)),
+            hooks=[self._selected_hook, tidy_log_y_ticks],
+        )
+
+    @param.depends("revision")
+    def _slowdown_plot(self) -> hv.Overlay:
+        # Fixed structure, styled once, as the other figures: a change sends the
+        # columns of _slowdown_drawn, which these are built from.
+        drawn = self._slowdown_drawn()
+        span, interpolated, ntk, selected, dots = drawn.sources
+        x_dim = _PAIR.clone(range=drawn.x_range)
+        y_dim = hv.Dimension(
+            "slowdown", label="slow-down θᵢ / θ′ᵢ (log scale)", range=drawn.y_range
+        )
+        curve = lambda data, **kw: hv.Curve(  # noqa: E731
+            (data["pair"], data["slowdown"]), x_dim, y_dim, **kw
+        )
         return hv.Overlay(
             [
-                span,
-                hv.Curve(
-                    (pairs, sch.theta / sch.interpolated),
-                    x_dim,
-                    y_dim,
-                    group="Reference",
-                    label="interpolation",
-                ),
-                hv.Curve(
-                    (pairs, sch.theta / sch.ntk), x_dim, y_dim, group="Reference", label="NTK-aware"
-                ),
-                hv.Curve((pairs, slow), x_dim, y_dim, group="Selected", label="selected method"),
+                hv.VSpans(list(zip(span["x0"], span["x1"], strict=True)), group="Ramp"),
+                curve(interpolated, group="Reference", label="interpolation"),
+                curve(ntk, group="Reference", label="NTK-aware"),
+                curve(selected, group="Selected", label="selected method"),
                 hv.Scatter(
-                    data,
+                    {k: v for k, v in dots.items() if k != "color"},
                     x_dim,
                     [y_dim, "theta", "scaled_theta", "band", "ramp", "fill"],
                     group="Selected",
@@ -1771,15 +1852,25 @@ class ExtensionPage(Page):
             ]
         )
 
+    @memoized
+    @param.depends("revision")
+    def _ramp_drawn(self) -> Drawn:
+        sch = self.schedule()
+        ramp = sch.ramp if sch.ramp is not None else np.zeros(sch.n_pairs)
+        return Drawn(
+            sources=[{"pair": np.arange(sch.n_pairs), "ramp": ramp}],
+            x_range=(-1, sch.n_pairs),
+            y_range=(-0.05, 1.05),
+        )
+
     @param.depends("revision")
     def _ramp_plot(self) -> hv.Curve:
-        sch = self.schedule()
-        pairs = np.arange(sch.n_pairs)
-        ramp = sch.ramp if sch.ramp is not None else np.zeros(sch.n_pairs)
+        drawn = self._ramp_drawn()
+        (data,) = drawn.sources
         return hv.Curve(
-            (pairs, ramp),
-            _PAIR.clone(range=(-1, sch.n_pairs)),
-            hv.Dimension("ramp", label="ramp rᵢ", range=(-0.05, 1.05)),
+            (data["pair"], data["ramp"]),
+            _PAIR.clone(range=drawn.x_range),
+            hv.Dimension("ramp", label="ramp rᵢ", range=drawn.y_range),
         )
 
     @param.depends("revision", "readout_revision")
@@ -2154,12 +2245,15 @@ class ExtensionPage(Page):
         # would keep every closed session's page (and the map) alive.
         page = weakref.ref(self)
         selected = _selected_legend(lambda: page().schedule().method)
+        self._selected_hook = selected
         self._pair_choice = BrowserChoice("pair", lambda: page()._pair_key(), by_figure=True)
         attach_pairs = self._pair_choice.figure_hook()
         self.choices = {"pair": self._pair_choice}
         e1_hover = _sci_hover(_E1_TOOLTIPS)
         in_place = self.in_place
-        schedule = in_place(self._schedule_plot, self._schedule_highlight).opts(
+        schedule = in_place(
+            self._schedule_plot, self._schedule_highlight, direct=self._schedule_drawn
+        ).opts(
             hv.opts.Scatter(
                 "Pairs",
                 color="status",
@@ -2212,7 +2306,7 @@ class ExtensionPage(Page):
             )
             for m in ("default", "linear", "ntk")
         ]
-        band = in_place(self._band_plot).opts(
+        band = in_place(self._band_plot, direct=self._band_drawn).opts(
             hv.opts.HSpans(
                 "Band",
                 color=OKABE_ITO["sky"],
@@ -2244,13 +2338,15 @@ class ExtensionPage(Page):
                 **plot_opts(height=360),
             ),
         )
-        slowdown = in_place(self._slowdown_plot).opts(
+        slowdown = in_place(self._slowdown_plot, direct=self._slowdown_drawn).opts(
             hv.opts.VSpans("Ramp", color=OKABE_ITO["orange"], fill_alpha=0.15, line_alpha=0),
             *reference_styles,
             hv.opts.Curve("Selected", line_width=3),
             hv.opts.Scatter(
                 "Selected",
                 color="fill",
+                cmap=_E3_FILL,
+                show_legend=False,
                 size=7,
                 line_color=None,
                 tools=[_sci_hover(_E3_TOOLTIPS)],
@@ -2267,7 +2363,7 @@ class ExtensionPage(Page):
                 **plot_opts(height=300),
             ),
         )
-        ramp = in_place(self._ramp_plot).opts(
+        ramp = in_place(self._ramp_plot, direct=self._ramp_drawn).opts(
             hv.opts.Curve(
                 framewise=True,
                 color=OKABE_ITO["orange"],

@@ -34,8 +34,10 @@ draws the same after each change, and when the page is shown again.
 
 from __future__ import annotations
 
+import functools
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import holoviews as hv
@@ -50,7 +52,7 @@ from holoviews.plotting.bokeh.util import cds_column_replace
 
 from .sources import per_document, same_column
 
-__all__ = ["InPlace"]
+__all__ = ["Drawn", "InPlace", "Layer", "memoized"]
 
 #: The stream of an in-place figure: its frame counter. Each redraw bumps it,
 #: so HoloViews' memo of the DynamicMap never hands out an outdated frame
@@ -75,6 +77,71 @@ def _plain(values: tuple) -> tuple | None:
         return type(value) in _PLAIN
 
     return values if all(plain(v) for v in values) else None
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One layer of a :class:`Drawn` frame: its source's columns and/or model properties.
+
+    ``models`` maps a handle of the layer's HoloViews plot to properties to
+    set on that model: ``{"glyph": {"location": 4096}}`` moves an annotation
+    (a ``VLine``'s Span), ``{"color_color_mapper": {"palette": ..., "low": 0}}``
+    a colour scale. Only properties whose value changes are sent.
+    """
+
+    columns: Mapping[str, Any] | None = None
+    models: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A figure's next frame as Bokeh draws it: what to send, without HoloViews.
+
+    ``sources`` has one entry per layer of the figure, in the order of its
+    overlay: the columns that layer's data source holds, named as HoloViews
+    names them (a dimension's name; ``y0``/``y1`` for spans; a style mapped
+    from a column, ``color``, under the style's name), a :class:`Layer` (for
+    an annotation or a colour scale), or None for a layer the page draws
+    some other way (a browser choice's role, see ``refresh``), or that never
+    changes.
+    ``x_range``/``y_range`` are the axes' (start, end), None to leave an
+    axis to someone else (a choice that moves it).
+
+    ``refresh`` lists ``(choice, roles)``: browser choices whose roles this
+    figure draws, redrawn with their candidates once per change
+    (:meth:`app.choice.BrowserChoice.refresh`). ``hooks`` are the figure's
+    HoloViews hooks that must run after a change (a legend's text, log
+    ticks); they are called with the plot and None for the element.
+    """
+
+    sources: Sequence[Mapping[str, Any] | Layer | None]
+    x_range: tuple[float, float] | None = None
+    y_range: tuple[float, float] | None = None
+    refresh: Sequence[tuple[Any, Sequence[str]]] = ()
+    hooks: Sequence[Callable[[Any, Any], None]] = field(default=())
+
+
+def memoized(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Cache a ``param.depends`` method of a page by the values of its dependencies.
+
+    For the data a figure is drawn from, asked for by the figure's element
+    method (the first draw, HoloViews' update) and by its ``direct`` method
+    (a change sent without HoloViews): computed once per state.
+    """
+    names = _dependencies(method)
+    slot = f"_memo_{method.__name__}"
+
+    @functools.wraps(method)
+    def cached(self: Any) -> Any:
+        key = tuple(getattr(self, name) for name in names)
+        kept = self.__dict__.get(slot)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        value = method(self)
+        self.__dict__[slot] = (key, value)
+        return value
+
+    return cached
 
 
 def _dependencies(method: Callable[..., Any]) -> list[str]:
@@ -136,6 +203,16 @@ def _glyph_updates(
     return updates
 
 
+def _same_value(old: Any, new: Any) -> bool:
+    """True when a model property's value ``old`` is already ``new`` (lists element-wise)."""
+    try:
+        if isinstance(old, list | tuple) or isinstance(new, list | tuple):
+            return list(old) == list(new)
+        return bool(old == new)
+    except (TypeError, ValueError):
+        return False
+
+
 def _changed_columns(drawn: Any, data: dict[str, Any]) -> dict[str, Any]:
     """The columns of ``data`` that are new or differ from ``drawn`` (a source's data)."""
     return {
@@ -168,20 +245,39 @@ class InPlace:
         self.fallbacks = 0
         #: How many figures this object built.
         self.figures = 0
+        #: Plots whose new frame was sent as the page's ``direct`` columns, and
+        #: plots of a figure with ``direct`` whose frame did not fit (patched instead).
+        self.direct = 0
+        self.refused = 0
         #: False: leave every frame to HoloViews' own update (tests compare the two).
         self.patching = True
+        #: Each figure's ``direct`` method, by the figure's frame stream.
+        self._direct: weakref.WeakKeyDictionary[Any, Callable[[], Drawn]] = (
+            weakref.WeakKeyDictionary()
+        )
 
-    def __call__(self, *layers: Any) -> hv.DynamicMap:
+    def __call__(self, *layers: Any, direct: Callable[[], Drawn] | None = None) -> hv.DynamicMap:
         """The overlay of ``layers`` as one ``DynamicMap``, redrawn in place.
 
         A layer is a ``param.depends`` method of the owner (drawn again when
         one of its dependencies changes) or an element drawn as it is (an
         outline the browser moves, a clock face).
+
+        ``direct``, a ``param.depends`` method of the owner on the same
+        dependencies, returns the figure's next frame as Bokeh draws it
+        (:class:`Drawn`): a change then sends those columns and ranges without
+        building HoloViews elements (their options, ranges and updates were
+        80 % of a change's server time). The layers' methods should draw from
+        the same data (see :func:`memoized`); tests/app/test_inplace.py checks
+        that both draw alike. A frame whose sources do not hold the same
+        columns as the plot's (a layer came or went) goes the element way.
         """
         owner = self._owner()
         methods = {i: layer for i, layer in enumerate(layers) if callable(layer)}
         depends = {i: _dependencies(method) for i, method in methods.items()}
         names = sorted({name for names in depends.values() for name in names})
+        if direct is not None and not set(_dependencies(direct)) <= set(names):
+            raise ValueError(f"{direct!r} depends on more than the figure's layers")
         stream = _Frame()
         # Each method's latest element, by the values of its own dependencies:
         # a change that touches one layer of the figure recomputes that layer only
@@ -224,15 +320,26 @@ class InPlace:
                 # on Compare, L moved past L′: 10 plot patches → 5, 223 → 112 ms.
                 return
             shows[0] = values
-            drawer.redraw(shown, stream)
+            drawer.redraw(shown, stream, direct)
 
         owner.param.watch(redraw, names)
         self.figures += 1
+        if direct is not None:
+            self._direct[stream] = direct
         return dmap
 
+    def direct_of(self, plot: Any) -> Callable[[], Drawn] | None:
+        """The ``direct`` method of the figure ``plot`` (a HoloViews plot) draws, if any."""
+        for stream in getattr(plot, "streams", []):
+            if stream in self._direct:
+                return self._direct[stream]
+        return None
+
     # ------------------------------------------------------------- redraw
-    def redraw(self, dmap: hv.DynamicMap, stream: Any) -> None:
-        """A dependency changed: patch every plot of the figure, or let HoloViews."""
+    def redraw(
+        self, dmap: hv.DynamicMap, stream: Any, direct: Callable[[], Drawn] | None = None
+    ) -> None:
+        """A dependency changed: send the page's columns, patch every plot, or let HoloViews."""
         stream.update(frame=stream.frame + 1)
         # HoloViews builds a new plot (a page shown again) from the frame the
         # DynamicMap holds, without asking for a new one; it holds the first
@@ -249,6 +356,15 @@ class InPlace:
         # for what plotting asks of the elements: each ``range`` call otherwise
         # builds a pipeline operation (measured: a quarter of a change's time in
         # ``compute_ranges``). See ``frame`` for the elements themselves.
+        if direct is not None and self.patching and plots:
+            drawn = direct()
+            sent = [p for p in plots if self._send(p, drawn)]
+            if sent:
+                for choice, roles in drawn.refresh:
+                    choice.refresh(*roles)
+            self.direct += len(sent)
+            self.refused += len(plots) - len(sent)
+            plots = [p for p in plots if p not in sent]
         with disable_pipeline():
             left = [p for p in plots if not (self.patching and self._patch(p))]
         self.patched += len(plots) - len(left)
@@ -256,6 +372,69 @@ class InPlace:
             self.fallbacks += len(left) if self.patching else 0
             for plot in left:
                 per_document([(plot.state, lambda plot=plot: plot.refresh())])
+
+    def _send(self, plot: Any, drawn: Drawn) -> bool:
+        """Send ``drawn`` into ``plot``'s models; False (nothing changed) if they do not fit.
+
+        They fit when the plot has one layer per entry of ``drawn.sources`` and
+        each source holds the same columns as the entry. Only the columns that
+        changed are sent; the axes are set as HoloViews' update sets them.
+        """
+        if not isinstance(plot, ElementPlot) or plot.handles.get("plot") is None:
+            return False
+        subs = list(plot.subplots.values()) if isinstance(plot, OverlayPlot) else [plot]
+        if len(subs) != len(drawn.sources):
+            return False
+        changes: list[tuple[Any, Callable[[], None]]] = []
+        for sub, entry in zip(subs, drawn.sources, strict=True):
+            layer = entry if isinstance(entry, Layer) else Layer(entry)
+            for handle, values in layer.models.items():
+                model = sub.handles.get(handle)
+                if model is None:
+                    return False
+                if new := {
+                    k: v for k, v in values.items() if not _same_value(getattr(model, k), v)
+                }:
+                    changes.append((model, lambda m=model, n=new: m.update(**n)))
+            data = layer.columns
+            if data is None:
+                continue
+            source = sub.handles.get("source")
+            if source is None or set(source.data) != set(data):
+                return False
+            lengths = {len(column) for column in data.values()}
+            if len(lengths) > 1:
+                return False
+            if lengths != {len(next(iter(source.data.values()), ()))}:
+                # Another length: the whole data at once (Bokeh refuses columns
+                # of unequal lengths).
+                changes.append((source, lambda s=source, d=dict(data): setattr(s, "data", d)))
+            elif columns := _changed_columns(source.data, data):
+
+                def update(s: Any = source, c: dict[str, Any] = columns) -> None:
+                    with validate(False):
+                        s.data.update(c)
+
+                changes.append((source, update))
+        figure = plot.state
+        axes = [
+            (figure.x_range, drawn.x_range, plot.logx),
+            (figure.y_range, drawn.y_range, plot.logy),
+        ]
+        if plot.invert_axes:
+            axes = [(axes[0][0], axes[1][1], plot.logy), (axes[1][0], axes[0][1], plot.logx)]
+
+        def finish() -> None:
+            for model, ends, log in axes:
+                if ends is not None:
+                    low, high = ends
+                    plot._update_range(model, low, high, None, False, False, log)
+            for hook in drawn.hooks:
+                hook(plot, None)
+
+        changes.append((figure, finish))
+        per_document(changes)
+        return True
 
     def _patch(self, plot: Any) -> bool:
         """Draw the figure's new frame into ``plot``'s models; False if it cannot."""

@@ -20,7 +20,7 @@ from bokeh.document import Document
 from bokeh.models import ColorMapper, FactorRange, GlyphRenderer, Legend, Model
 from panel.io.state import set_curdoc
 
-from app.inplace import InPlace
+from app.inplace import InPlace, Layer
 from app.main import PAGES
 
 IN_PLACE = [slug for slug, cls in PAGES.items() if cls().in_place.figures]
@@ -189,7 +189,9 @@ def test_patched_figures_draw_what_holoviews_draws(slug, seed):
     fast, slow = PAGES[slug](), PAGES[slug]()
     slow.in_place.patching = False
     assert_twins_draw_alike(fast, slow, np.random.default_rng(seed), 6, slug)
-    assert fast.in_place.patched > 0
+    assert fast.in_place.patched + fast.in_place.direct > 0
+    # A figure drawn from the page's columns never had to be patched instead.
+    assert fast.in_place.refused == 0
     # No page's frames change structure (layers come or go, a label or a figure
     # option other than an axis' limits or label changes): every change is
     # patched. Compare, Relative, ALiBi and RoPE each had one such frame.
@@ -224,7 +226,8 @@ def test_every_control_at_its_ends_is_redrawn_in_place(slug):
             with set_curdoc(doc):
                 page.set_state(**{name: value})
             assert page.in_place.fallbacks == 0, f"{slug}: {name} = {value!r} left to HoloViews"
-    assert page.in_place.patched > 0
+            assert page.in_place.refused == 0, f"{slug}: {name} = {value!r} not sent direct"
+    assert page.in_place.patched + page.in_place.direct > 0
 
 
 @pytest.mark.parametrize("slug", IN_PLACE)
@@ -259,7 +262,7 @@ def test_a_page_shown_again_draws_the_current_values(slug):
     for values in steps:  # the same changes (a preset sets other controls)
         reference.set_state(**values)
     assert reference._values() == page._values()
-    assert page.in_place.patched > 0
+    assert page.in_place.patched + page.in_place.direct > 0
     root, _doc = _rendered(reference)
     expected = _figures(root)
     assert len(shown) == len(expected) > 0
@@ -301,30 +304,37 @@ def test_the_axes_follow_the_data(slug):
                 )
 
 
+_NOT_SENT = ("app.inplace.InPlace._send", lambda self, plot, drawn: False)
+
+
 @pytest.mark.parametrize(
-    ("target", "replacement", "counter"),
+    ("replacements", "counter"),
     [
+        # A frame of a figure with direct columns that do not fit its plot: patched.
+        ([_NOT_SENT], "refused"),
         # A figure left whole to HoloViews (an element came or went).
-        ("app.inplace.InPlace._patch", lambda self, plot: False, "fallbacks"),
+        ([_NOT_SENT, ("app.inplace.InPlace._patch", lambda self, plot: False)], "fallbacks"),
         # Layers left to HoloViews inside a patched figure (a glyph that
         # would draw from another column).
-        ("app.inplace._glyph_updates", lambda *args: None, "patched"),
+        ([_NOT_SENT, ("app.inplace._glyph_updates", lambda *args: None)], "patched"),
     ],
-    ids=["figure", "layers"],
+    ids=["direct", "figure", "layers"],
 )
-def test_what_cannot_be_patched_is_left_to_holoviews(monkeypatch, target, replacement, counter):
+def test_what_cannot_be_patched_is_left_to_holoviews(monkeypatch, replacements, counter):
     slug = "extension"
     fast, slow = PAGES[slug](), PAGES[slug]()
     slow.in_place.patching = False
     fast_root, fast_doc = _rendered(fast)
     slow_root, slow_doc = _rendered(slow)
-    monkeypatch.setattr(target, replacement)
+    for target, replacement in replacements:
+        monkeypatch.setattr(target, replacement)
     values = {"base": 500_000.0, "method": "yarn", "factor": 8.0}
     with set_curdoc(fast_doc):
         fast.set_state(**values)
     with set_curdoc(slow_doc):
         slow.set_state(**values)
     assert getattr(fast.in_place, counter) > 0
+    assert fast.in_place.direct == 0
     _assert_same_figures(fast_root, slow_root, f"{slug} {counter} {values}")
 
 
@@ -400,14 +410,14 @@ def test_a_rule_inside_a_change_draws_each_figure_once(slug):
     for name, value, fixed in _rule_moves(PAGES[slug]()):
         page = PAGES[slug]()
         root, doc = _rendered(page)
-        before = page.in_place.patched
+        before = page.in_place.patched + page.in_place.direct
         with set_curdoc(doc):
             page.param.update(**{name: value})
         # (Context extension's own rules also keep s = L′/L: the page's values.)
         fixed = {k: getattr(page, k) for k in page.control_names()}
         moved = {k for k, v in fixed.items() if v != getattr(PAGES[slug](), k)}
         assert getattr(page, name) == value and moved - {name}, (slug, name, value)
-        patched = page.in_place.patched - before
+        patched = page.in_place.patched + page.in_place.direct - before
         # None at all when no figure draws differently (Context extension: a
         # hidden method's knob); the comparison below then checks the figures
         # were right to stay.
@@ -418,3 +428,65 @@ def test_a_rule_inside_a_change_draws_each_figure_once(slug):
         with set_curdoc(reference_doc):
             reference.set_state(**fixed)
         _assert_same_figures(root, expected_root, f"{slug} {name} = {value!r}")
+
+
+def _direct_plots(root, page) -> list:
+    """(HoloViews plot, its figure's ``direct`` method) for every figure drawn that has one."""
+    found = []
+    for pane in root.select(pn.pane.HoloViews):
+        for plot, _pane in pane._plots.values():
+            direct = page.in_place.direct_of(plot)
+            if direct is not None:
+                found.append((plot, direct))
+    return found
+
+
+#: The pages with figures drawn from the page's own columns (``direct=``).
+def _has_direct(slug: str) -> bool:
+    page = PAGES[slug]()
+    return bool(_direct_plots(_rendered(page)[0], page))
+
+
+DIRECT = [slug for slug in IN_PLACE if _has_direct(slug)]
+
+
+def test_direct_pages_are_found():
+    assert {"extension"} <= set(DIRECT)
+
+
+def _assert_drawn_as_built(plot, drawn, where: str) -> None:
+    """``drawn`` (a ``direct`` frame) holds what HoloViews built into ``plot``."""
+    subs = list((getattr(plot, "subplots", None) or {None: plot}).values())
+    assert len(subs) == len(drawn.sources), where
+    for k, (sub, entry) in enumerate(zip(subs, drawn.sources, strict=True)):
+        layer = entry if isinstance(entry, Layer) else Layer(entry)
+        for handle, values in layer.models.items():
+            model = sub.handles[handle]
+            for name, value in values.items():
+                assert _value(getattr(model, name)) == _value(value), (where, k, handle, name)
+        if layer.columns is not None:
+            _assert_columns_equal(
+                dict(sub.handles["source"].data), dict(layer.columns), f"{where}, layer {k}"
+            )
+    figure = plot.state
+    for axis, ends in (("x_range", drawn.x_range), ("y_range", drawn.y_range)):
+        if ends is not None:
+            got = (getattr(figure, axis).start, getattr(figure, axis).end)
+            assert got == pytest.approx(ends, rel=1e-9), (where, axis)
+
+
+@pytest.mark.parametrize("slug", DIRECT)
+@pytest.mark.parametrize("seed", [5, 6, 7])
+def test_direct_frames_hold_what_holoviews_builds(slug, seed):
+    """For random states, a figure's ``direct`` frame holds the columns, model
+    properties and axes that HoloViews builds for that state from the figure's
+    elements: the names it gives the columns, the styles it maps from them."""
+    rng = np.random.default_rng(seed)
+    for step in range(4):
+        page = PAGES[slug]()
+        if step:
+            page.set_state(**_random_values(page, rng, how_many=3))
+        root, doc = _rendered(page)
+        with set_curdoc(doc):
+            for plot, direct in _direct_plots(root, page):
+                _assert_drawn_as_built(plot, direct(), f"{slug} step {step} {page._values()}")
