@@ -27,6 +27,8 @@ import numpy as np
 import panel as pn
 import param
 from bokeh.models import NumeralTickFormatter
+from holoviews.core.util import range_pad
+from holoviews.operation.element import interpolate_curve
 
 from positional_core.alibi import alibi_bias_row, alibi_slopes, alibi_weight_factors
 from positional_core.attention import compare_order_similarity
@@ -47,6 +49,7 @@ from positional_core.relative import t5_bucket_regions, t5_new_buckets, t5_relat
 from positional_core.rope_scaling import RopeScalingError, compute_rope_parameters
 from positional_core.sinusoidal import sinusoidal_code, sinusoidal_frequencies
 
+from .inplace import Drawn, Layer, memoized
 from .look import (
     OKABE_ITO,
     WARNING,
@@ -99,6 +102,8 @@ _FIGURE_OPTS: dict[str, dict[str, Any]] = {
 _SHORT_TICKS = {"learned", "alibi", "t5"}
 #: Points drawn per curve in the small figures (drawing only).
 _SAMPLES = 160
+#: C5's two curves: keys after the query, keys before it.
+_T5_SIDES = ((1, "key after the query", "#9A6700"), (-1, "key before it", OKABE_ITO["blue"]))
 
 #: Verdict kinds → (edge colour, background): colour-blind safe, the text keeps
 #: the theme's colour (readable on light and dark), and every badge says its
@@ -616,30 +621,67 @@ class ComparePage(Page):
         return t5_verdict(self.trained_len, self.target_len)
 
     # ---------------------------------------------------------------- figures
+    # Each figure is drawn from a ``*_drawn`` frame (app/inplace.py): the
+    # columns of its layers, as HoloViews names them, and its axes. The first
+    # draw builds HoloViews elements from it; a change sends it as it is.
+    @memoized
     @param.depends("trained_len", "target_len", "d")
-    def _figure_learned(self) -> hv.Overlay:
+    def _learned_drawn(self) -> Drawn:
         length, target = self.trained_len, self.target_len
         missing = missing_positions(length, target)
+        end = float(max(target, length))
+        x0, x1 = np.array([0.0, float(length)]), np.array([float(length), end])
+        y0, y1 = np.zeros(2), np.ones(2)
+        # Two colours always (HoloViews draws a single one as a constant, not a column).
+        color = np.array([OKABE_ITO["blue"], WARNING])
         rows = {
-            "x0": [0.0, float(length)],
-            "y0": [0.0, 0.0],
-            "x1": [float(length), float(max(target, length))],
-            "y1": [1.0, 1.0],
-            "what": [f"has a row (0 … {length - 1:,})", f"no row ({missing:,} positions)"],
-            "count": [length, missing],
+            "left": x0,
+            "right": x1,
+            "bottom": y0,
+            "top": y1,
+            "x0": x0,
+            "y0": y0,
+            "x1": x1,
+            "y1": y1,
+            "what": np.array(
+                [f"has a row (0 … {length - 1:,})", f"no row ({missing:,} positions)"]
+            ),
+            "count": np.array([length, missing]),
+            "c": color,
+            "color": color,
         }
+        # Always there, empty when every position has a row: a figure whose
+        # layers come and go is rebuilt by HoloViews, not redrawn in place.
+        no_row = {"x": [target], "y": [1.3], "text": ["no row " if missing else ""]}
+        return Drawn(
+            sources=[rows, Layer(models={"glyph": {"location": length}}), None, no_row],
+            x_range=(0, end),
+            y_range=(0, 1.5),
+        )
+
+    @param.depends("trained_len", "target_len", "d")
+    def _figure_learned(self) -> hv.Overlay:
+        drawn = self._learned_drawn()
+        rows, edge, _, no_row = drawn.sources
         rects = self.style(
-            hv.Rectangles(rows, kdims=["x0", "y0", "x1", "y1"], vdims=["what", "count"]),
+            hv.Rectangles(
+                {k: rows[k] for k in ("x0", "y0", "x1", "y1", "what", "count", "c")},
+                kdims=["x0", "y0", "x1", "y1"],
+                vdims=["what", "count", "c"],
+            ),
             "c1 rows",
-            color="what",
-            cmap=[OKABE_ITO["blue"], WARNING],
+            color="c",
             line_color=None,
             tools=["hover"],
             hover_tooltips=[("positions", "@what"), ("count", "@count{0,0}")],
             show_legend=False,
         )
         edge = self.style(
-            hv.VLine(length), "c1 L", color=self._ink, line_dash="dashed", line_width=1.5
+            hv.VLine(edge.models["glyph"]["location"]),
+            "c1 L",
+            color=self._ink,
+            line_dash="dashed",
+            line_width=1.5,
         )
         has_row = self.style(
             hv.Text(0, 1.3, " rows", fontsize=9),
@@ -647,9 +689,7 @@ class ComparePage(Page):
             color=OKABE_ITO["blue"],
             text_align="left",
         )
-        # Always there, empty when every position has a row: a figure whose
-        # layers come and go is rebuilt by HoloViews, not redrawn in place.
-        no_row = hv.Text(target, 1.3, "no row " if missing else "", fontsize=9)
+        no_row = hv.Text(no_row["x"][0], no_row["y"][0], no_row["text"][0], fontsize=9)
         no_row = self.style(no_row, "c1 no row", color=WARNING, text_align="right")
         return self.style(
             hv.Overlay([rects, edge, has_row, no_row]),
@@ -657,12 +697,13 @@ class ComparePage(Page):
             xlabel="position t",
             ylabel="",
             yaxis=None,
-            xlim=(0, max(target, length)),
-            ylim=(0, 1.5),
+            xlim=drawn.x_range,
+            ylim=drawn.y_range,
         )
 
+    @memoized
     @param.depends("trained_len", "target_len", "d", "base")
-    def _figure_sinusoidal(self) -> hv.Overlay:
+    def _sinusoidal_drawn(self) -> Drawn:
         length, target = self.trained_len, self.target_len
 
         def arc(start: float, stop: float) -> dict[str, np.ndarray]:
@@ -677,29 +718,40 @@ class ComparePage(Page):
             }
 
         seen, beyond = arc(0, length - 1), arc(length - 1, target - 1)
+        ends = {"x": np.array([seen["x"][-1], beyond["x"][-1]])}
+        ends["y"] = np.array([seen["y"][-1], beyond["y"][-1]])
+        return Drawn(
+            sources=[
+                None,  # the unit circle, never changed
+                {"x": seen["x"], "y": seen["y"]},
+                {"x": beyond["x"], "y": beyond["y"]},
+                {k: np.concatenate([seen[k], beyond[k]]) for k in seen},
+                {**ends, "color": np.array([OKABE_ITO["blue"], WARNING])},
+                {
+                    "x": np.array([0.0, ends["x"][0] * 1.28, ends["x"][1] * 1.28]),
+                    "y": np.array([1.18, ends["y"][0] * 1.28, ends["y"][1] * 1.28]),
+                    "text": np.array(["t = 0", "L", "L′"]),
+                },
+            ],
+            x_range=(-1.4, 1.4),
+            y_range=(-1.4, 1.4),
+        )
+
+    @param.depends("trained_len", "target_len", "d", "base")
+    def _figure_sinusoidal(self) -> hv.Overlay:
+        drawn = self._sinusoidal_drawn()
+        _, seen, beyond, dots, ends, labels = drawn.sources
         kdims = [hv.Dimension("x", label="sin(t·ω)"), hv.Dimension("y", label="cos(t·ω)")]
         hover = [("position t", "@t{0,0}"), ("angle t·ω (rad)", "@angle{0.000}")]
         # The arcs as curves drawn in order of position: one line each, which
         # HoloViews builds, measures and updates at a fraction of a Path's cost
         # (its multi-path machinery was ~11 % of a change of L here).
         seen_path = self.style(
-            hv.Curve({"x": seen["x"], "y": seen["y"]}, *kdims),
-            "c2 seen",
-            color=OKABE_ITO["blue"],
-            line_width=6,
+            hv.Curve(seen, *kdims), "c2 seen", color=OKABE_ITO["blue"], line_width=6
         )
-        beyond_path = self.style(
-            hv.Curve({"x": beyond["x"], "y": beyond["y"]}, *kdims),
-            "c2 beyond",
-            color=WARNING,
-            line_width=3,
-        )
+        beyond_path = self.style(hv.Curve(beyond, *kdims), "c2 beyond", color=WARNING, line_width=3)
         dots = self.style(
-            hv.Points(
-                {k: np.concatenate([seen[k], beyond[k]]) for k in seen},
-                kdims=kdims,
-                vdims=["t", "angle"],
-            ),
+            hv.Points(dots, kdims=kdims, vdims=["t", "angle"]),
             "c2 dots",
             size=6,
             alpha=0,
@@ -710,13 +762,7 @@ class ComparePage(Page):
         )
         ends = self.style(
             hv.Points(
-                {
-                    "x": [seen["x"][-1], beyond["x"][-1]],
-                    "y": [seen["y"][-1], beyond["y"][-1]],
-                    "c": [OKABE_ITO["blue"], WARNING],
-                },
-                kdims=kdims,
-                vdims=["c"],
+                {"x": ends["x"], "y": ends["y"], "c": ends["color"]}, kdims=kdims, vdims=["c"]
             ),
             "c2 ends",
             color="c",
@@ -724,15 +770,7 @@ class ComparePage(Page):
             tools=[],
         )
         labels = self.style(
-            hv.Labels(
-                {
-                    "x": [0.0, seen["x"][-1] * 1.28, beyond["x"][-1] * 1.28],
-                    "y": [1.18, seen["y"][-1] * 1.28, beyond["y"][-1] * 1.28],
-                    "text": ["t = 0", "L", "L′"],
-                },
-                kdims=kdims,
-                vdims="text",
-            ),
+            hv.Labels(labels, kdims=kdims, vdims="text"),
             "c2 labels",
             text_color=self._ink,
             text_font_size="10pt",
@@ -741,34 +779,72 @@ class ComparePage(Page):
         return self.style(
             self._circle * seen_path * beyond_path * dots * ends * labels,
             "c2",
-            xlim=(-1.4, 1.4),
-            ylim=(-1.4, 1.4),
+            xlim=drawn.x_range,
+            ylim=drawn.y_range,
             xaxis=None,
             yaxis=None,
         )
 
+    @memoized
     @param.depends("trained_len", "target_len", "d", "base")
-    def _figure_rope(self) -> hv.Overlay:
+    def _rope_drawn(self) -> Drawn | None:
+        """C3's frame; None when the core cannot compute the schedule."""
         length, target = self.trained_len, self.target_len
         try:
             info = self._rope_counts()
         except (RopeScalingError, ValueError):
-            return hv.Overlay([hv.Text(0, 0, "cannot compute")])
+            return None
         inv = info["inv"]
         completed = int((~never_complete_turn(inv, length)).sum())
         pair = np.arange(inv.size)
+        # A data-driven span (a glyph with a source), always present: a new L only
+        # patches its data.
+        spans = {
+            "pair": np.array([-0.5] if completed else []),
+            "pair_end": np.array([completed - 0.5] if completed else []),
+        }
+        dots = []
+        for method, scaled in info["methods"].items():
+            flagged = out_of_band(inv, length, target, scaled)
+            dots.append(
+                {
+                    "pair": pair,
+                    "excess": band_excess(inv, length, target, scaled),
+                    "out": np.where(flagged, "yes", "no"),
+                    "method": np.full(pair.size, method),
+                }
+            )
+        # Every ratio is 1 at L′ = L: a log axis padded around one value would
+        # reach below 0. A factor of 2 each way then; else the data, padded.
+        low = float(min(np.min(d["excess"]) for d in dots))
+        high = float(max(np.max(d["excess"]) for d in dots))
+        y_range = (low / 2, high * 2) if high < 1.5 * low else range_pad(low, high, 0.1, True)
+        return Drawn(
+            sources=[spans, None, *dots],
+            x_range=(-1, inv.size),
+            y_range=tuple(float(v) for v in y_range),
+            hooks=[tidy_log_y_ticks],
+        )
+
+    @param.depends("trained_len", "target_len", "d", "base")
+    def _figure_rope(self) -> hv.Overlay:
+        drawn = self._rope_drawn()
+        if drawn is None:
+            return hv.Overlay([hv.Text(0, 0, "cannot compute")])
+        spans, _, *dots = drawn.sources
         colors = {"none": WARNING, "interpolation": OKABE_ITO["blue"], "NTK-aware": "#9A6700"}
         markers = {"none": "circle", "interpolation": "square", "NTK-aware": "triangle"}
-        # A data-driven span (a glyph with a source), always present: a new L only
-        # patches its data. An annotation (hv.VSpan) set open top and bottom as
-        # new Bokeh models on every update, so each change re-walked the document.
+        short = {"none": "none", "interpolation": "interp.", "NTK-aware": "NTK"}
         # Named after the pair axis: Panel links the x axes of figures whose
         # dimensions share a name, and C4's span runs to L′.
-        pair_dim = hv.Dimension("pair", label="pair i (0 = fastest)")
-        spans = [(-0.5, completed - 0.5)] if completed else []
+        pair_dim = hv.Dimension("pair", label="pair i (0 = fastest)", range=drawn.x_range)
+        excess_dim = hv.Dimension("excess", label="angle at L′ / trained edge", range=drawn.y_range)
         layers: list[Any] = [
             self.style(
-                hv.VSpans(spans, kdims=[pair_dim, "pair_end"]),
+                hv.VSpans(
+                    list(zip(spans["pair"], spans["pair_end"], strict=True)),
+                    kdims=[pair_dim, "pair_end"],
+                ),
                 "c3 trained",
                 color=OKABE_ITO["grey"],
                 alpha=0.2,
@@ -779,27 +855,15 @@ class ComparePage(Page):
                 hv.HLine(1.0), "c3 edge", color=self._ink, line_dash="dashed", line_width=1.2
             ),
         ]
-        ratios = []
-        for method, scaled in info["methods"].items():
-            excess = band_excess(inv, length, target, scaled)
-            ratios.append(excess)
-            flagged = out_of_band(inv, length, target, scaled)
+        for data in dots:
+            method = str(data["method"][0])
             layers.append(
                 self.style(
                     hv.Scatter(
-                        {
-                            "pair": pair,
-                            "excess": excess,
-                            "out": np.where(flagged, "yes", "no"),
-                            "method": [method] * pair.size,
-                        },
+                        data,
                         kdims=[pair_dim],
-                        vdims=[
-                            hv.Dimension("excess", label="angle at L′ / trained edge"),
-                            "out",
-                            "method",
-                        ],
-                        label=info["short"][method],
+                        vdims=[excess_dim, "out", "method"],
+                        label=short[method],
                     ),
                     f"c3 {method}",
                     color=colors[method],
@@ -815,14 +879,10 @@ class ComparePage(Page):
                     ],
                 )
             )
-        # Every ratio is 1 at L′ = L: a log axis padded around one value would
-        # reach below 0 (HoloViews warns and clips). A factor of 2 each way.
-        low, high = float(np.min(ratios)), float(np.max(ratios))
         return self.style(
             hv.Overlay(layers),
             "c3",
             logy=True,
-            ylim=(low / 2, high * 2) if high < 1.5 * low else (None, None),
             xlabel="pair i (0 = fastest)",
             ylabel="angle at L′ / trained edge",
             hooks=[tidy_log_y_ticks],
@@ -831,23 +891,35 @@ class ComparePage(Page):
             show_legend=True,
         )
 
+    @memoized
     @param.depends("trained_len", "target_len", "heads")
-    def _figure_alibi(self) -> hv.Overlay:
+    def _alibi_drawn(self) -> Drawn:
         length = self.trained_len
         shallow = float(alibi_slopes(self.heads).min())
-        trained, served = self._alibi_rows(shallow)
+        rows = self._alibi_rows(shallow)
 
-        def sampled(row: np.ndarray, label: str) -> hv.Curve:
+        def sampled(row: np.ndarray) -> dict[str, np.ndarray]:
             index = np.unique(np.linspace(0, row.size - 1, _SAMPLES).round().astype(int))
-            return hv.Curve(
-                {"delta": index, "bias": row[index]},
-                kdims=[hv.Dimension("delta", label="distance Δ = i − j")],
-                vdims=[hv.Dimension("bias", label="bias −m·Δ")],
-                label=label,
-            )
+            return {"delta": index, "bias": row[index]}
 
+        trained, served = (sampled(row) for row in rows)
+        # As HoloViews pads a curve's data: 10 % above and below, none along x.
+        low = float(min(trained["bias"].min(), served["bias"].min()))
+        high = float(max(trained["bias"].max(), served["bias"].max()))
+        return Drawn(
+            sources=[trained, served, Layer(models={"glyph": {"location": length}})],
+            x_range=(0, int(max(trained["delta"][-1], served["delta"][-1]))),
+            y_range=tuple(float(v) for v in range_pad(low, high, 0.1)),
+        )
+
+    @param.depends("trained_len", "target_len", "heads")
+    def _figure_alibi(self) -> hv.Overlay:
+        drawn = self._alibi_drawn()
+        trained, served, edge = drawn.sources
+        kdims = [hv.Dimension("delta", label="distance Δ = i − j", range=drawn.x_range)]
+        vdims = [hv.Dimension("bias", label="bias −m·Δ", range=drawn.y_range)]
         served_curve = self.style(
-            sampled(served, "query at L′ − 1"),
+            hv.Curve(served, kdims=kdims, vdims=vdims, label="query at L′ − 1"),
             "c4 served",
             color=WARNING,
             line_width=2,
@@ -855,7 +927,7 @@ class ComparePage(Page):
             tools=["hover"],
         )
         trained_curve = self.style(
-            sampled(trained, "query at L − 1"),
+            hv.Curve(trained, kdims=kdims, vdims=vdims, label="query at L − 1"),
             "c4 trained",
             color=OKABE_ITO["blue"],
             line_width=5,
@@ -863,7 +935,11 @@ class ComparePage(Page):
             tools=["hover"],
         )
         edge = self.style(
-            hv.VLine(length), "c4 L", color=self._ink, line_dash="dotted", line_width=1.2
+            hv.VLine(edge.models["glyph"]["location"]),
+            "c4 L",
+            color=self._ink,
+            line_dash="dotted",
+            line_width=1.2,
         )
         return self.style(
             trained_curve * served_curve * edge,
@@ -873,10 +949,11 @@ class ComparePage(Page):
             show_legend=True,
         )
 
+    @memoized
     @param.depends("trained_len", "target_len")
-    def _figure_t5(self) -> hv.Overlay:
+    def _t5_drawn(self) -> Drawn:
         length, target = self.trained_len, self.target_len
-        start, max_distance = _T5_REGIONS.last_bucket_start, T5_SETTINGS["max_distance"]
+        max_distance = T5_SETTINGS["max_distance"]
         # Every distance up to max_distance (where the buckets change), then a log
         # sample to L′ − 1 (one bucket there): the steps are exact.
         far = np.geomspace(max_distance + 1, max(target - 1, max_distance + 2), _SAMPLES // 4)
@@ -884,13 +961,41 @@ class ComparePage(Page):
             np.concatenate([np.arange(1, max_distance + 1), far.round().astype(int)])
         )
         distance = distance[distance <= max(target - 1, 1)]
+        curves = []
+        for sign, _label, _color in _T5_SIDES:
+            buckets = t5_relative_bucket(sign * distance, **T5_SETTINGS)
+            # Drawn as steps (``interpolation="steps-post"``): HoloViews' own points.
+            steps, (values,) = interpolate_curve.pts_to_poststep(distance, [buckets])
+            curves.append({"distance": steps, "bucket": values})
+        return Drawn(
+            sources=[
+                # A data-driven span: a new L or L′ patches its data.
+                {"distance": np.array([length]), "distance_end": np.array([max(target, length)])},
+                *curves,
+                None,  # the last bucket's start, never moved
+                Layer(models={"glyph": {"location": length}}),
+                None,
+                {"x": [length], "y": [2], "text": [" L"]},
+            ],
+            x_range=(1, max(target, length)),
+            # Headroom above the top bucket for the legend, clear of the curves.
+            y_range=(-1, T5_SETTINGS["num_buckets"] * 1.3),
+        )
+
+    @param.depends("trained_len", "target_len")
+    def _figure_t5(self) -> hv.Overlay:
+        drawn = self._t5_drawn()
+        span, *curves, _, edge, _, length_label = drawn.sources
+        start = _T5_REGIONS.last_bucket_start
         kdim = hv.Dimension("distance", label="distance |j − i| (positions)")
         vdim = hv.Dimension("bucket", label="bucket b(j − i)")
         hover = [("distance |j − i|", "@distance{0,0}"), ("bucket", "@bucket")]
-        # A data-driven span: a new L or L′ patches its data (see _figure_rope).
         layers: list[Any] = [
             self.style(
-                hv.VSpans([(length, max(target, length))], kdims=[kdim, "distance_end"]),
+                hv.VSpans(
+                    [(span["distance"][0], span["distance_end"][0])],
+                    kdims=[kdim, "distance_end"],
+                ),
                 "c5 new",
                 color=WARNING,
                 alpha=0.12,
@@ -898,12 +1003,11 @@ class ComparePage(Page):
                 tools=[],
             )
         ]
-        sides = ((1, "key after the query", "#9A6700"), (-1, "key before it", OKABE_ITO["blue"]))
-        for sign, label, color in sides:
-            buckets = t5_relative_bucket(sign * distance, **T5_SETTINGS)
+        for data, (sign, label, color) in zip(curves, _T5_SIDES, strict=True):
+            points = {k: v[0::2] for k, v in data.items()}  # the steps' corners
             layers.append(
                 self.style(
-                    hv.Curve({"distance": distance, "bucket": buckets}, kdim, vdim, label=label),
+                    hv.Curve(points, kdim, vdim, label=label),
                     f"c5 {sign}",
                     interpolation="steps-post",
                     color=color,
@@ -913,6 +1017,7 @@ class ComparePage(Page):
                 )
             )
         ink = self._ink
+        length = edge.models["glyph"]["location"]
         layers += [
             self.style(hv.VLine(start), "c5 last", color=ink, line_dash="dashed", line_width=1.2),
             self.style(hv.VLine(length), "c5 L", color=ink, line_dash="dotted", line_width=1.5),
@@ -923,16 +1028,20 @@ class ComparePage(Page):
                 text_align="right",
             ),
             self.style(
-                hv.Text(length, 2, " L", fontsize=9), "c5 L label", color=ink, text_align="left"
+                hv.Text(
+                    length_label["x"][0], length_label["y"][0], length_label["text"][0], fontsize=9
+                ),
+                "c5 L label",
+                color=ink,
+                text_align="left",
             ),
         ]
         return self.style(
             hv.Overlay(layers),
             "c5",
             logx=True,
-            xlim=(1, max(target, length)),
-            # Headroom above the top bucket for the legend, clear of the curves.
-            ylim=(-1, T5_SETTINGS["num_buckets"] * 1.3),
+            xlim=drawn.x_range,
+            ylim=drawn.y_range,
             yticks=[0, 8, 16, 24, T5_SETTINGS["num_buckets"] - 1],
             xlabel="distance |j − i| (log scale)",
             ylabel="bucket b(j − i)",
@@ -1011,7 +1120,8 @@ class ComparePage(Page):
                 # new figure option, so HoloViews would rebuild the figure
                 # instead of it being redrawn in place.
                 opts["xformatter"] = NumeralTickFormatter(format="0a")
-            plot = self.in_place(method).opts(hv.opts.Overlay(framewise=True, **opts))
+            drawn = getattr(self, f"_{column.key}_drawn")
+            plot = self.in_place(method, direct=drawn).opts(hv.opts.Overlay(framewise=True, **opts))
             figures[column.key] = Figure(
                 title=column.title,
                 plot=plot,

@@ -251,6 +251,8 @@ class InPlace:
         self.refused = 0
         #: False: leave every frame to HoloViews' own update (tests compare the two).
         self.patching = True
+        #: False: build every frame's elements, never send a ``direct`` frame.
+        self.sending = True
         #: Each figure's ``direct`` method, by the figure's frame stream.
         self._direct: weakref.WeakKeyDictionary[Any, Callable[[], Drawn]] = (
             weakref.WeakKeyDictionary()
@@ -265,7 +267,8 @@ class InPlace:
 
         ``direct``, a ``param.depends`` method of the owner on the same
         dependencies, returns the figure's next frame as Bokeh draws it
-        (:class:`Drawn`): a change then sends those columns and ranges without
+        (:class:`Drawn`, or None when it cannot: the elements' way then): a
+        change then sends those columns and ranges without
         building HoloViews elements (their options, ranges and updates were
         80 % of a change's server time). The layers' methods should draw from
         the same data (see :func:`memoized`); tests/app/test_inplace.py checks
@@ -356,8 +359,9 @@ class InPlace:
         # for what plotting asks of the elements: each ``range`` call otherwise
         # builds a pipeline operation (measured: a quarter of a change's time in
         # ``compute_ranges``). See ``frame`` for the elements themselves.
-        if direct is not None and self.patching and plots:
-            drawn = direct()
+        sending = direct is not None and self.patching and self.sending and plots
+        drawn = direct() if sending else None
+        if drawn is not None:
             sent = [p for p in plots if self._send(p, drawn)]
             if sent:
                 for choice, roles in drawn.refresh:

@@ -110,6 +110,8 @@ def test_pages_draw_what_plain_opts_draw(slug, seed):
     sets them every frame: every figure draws the same after each change."""
     shared, plain = PAGES[slug](), PAGES[slug]()
     plain.style.sharing = False
+    # (Styles are for the elements: a figure sent as the page's columns builds none.)
+    shared.in_place.sending = plain.in_place.sending = False
     assert_twins_draw_alike(shared, plain, np.random.default_rng(seed), 5, slug)
     assert plain.style.shared == 0
     assert shared.style.shared > 0, f"{slug}: styled, but never shared"
