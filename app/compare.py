@@ -27,7 +27,6 @@ import numpy as np
 import panel as pn
 import param
 from bokeh.models import NumeralTickFormatter
-from holoviews.core.util import range_pad
 from holoviews.operation.element import interpolate_curve
 
 from positional_core.alibi import alibi_bias_row, alibi_slopes, alibi_weight_factors
@@ -49,7 +48,7 @@ from positional_core.relative import t5_bucket_regions, t5_new_buckets, t5_relat
 from positional_core.rope_scaling import RopeScalingError, compute_rope_parameters
 from positional_core.sinusoidal import sinusoidal_code, sinusoidal_frequencies
 
-from .inplace import Drawn, Layer, memoized
+from .inplace import Drawn, Layer, memoized, padded
 from .look import (
     OKABE_ITO,
     WARNING,
@@ -818,11 +817,11 @@ class ComparePage(Page):
         # reach below 0. A factor of 2 each way then; else the data, padded.
         low = float(min(np.min(d["excess"]) for d in dots))
         high = float(max(np.max(d["excess"]) for d in dots))
-        y_range = (low / 2, high * 2) if high < 1.5 * low else range_pad(low, high, 0.1, True)
+        y_range = (low / 2, high * 2) if high < 1.5 * low else padded(low, high, log=True)
         return Drawn(
             sources=[spans, None, *dots],
             x_range=(-1, inv.size),
-            y_range=tuple(float(v) for v in y_range),
+            y_range=y_range,
             hooks=[tidy_log_y_ticks],
         )
 
@@ -909,7 +908,7 @@ class ComparePage(Page):
         return Drawn(
             sources=[trained, served, Layer(models={"glyph": {"location": length}})],
             x_range=(0, int(max(trained["delta"][-1], served["delta"][-1]))),
-            y_range=tuple(float(v) for v in range_pad(low, high, 0.1)),
+            y_range=padded(low, high),
         )
 
     @param.depends("trained_len", "target_len", "heads")

@@ -46,13 +46,14 @@ from bokeh.core.property.validation import validate
 from bokeh.core.property.vectorization import Field
 from holoviews.core import util as hv_util
 from holoviews.core.data import disable_pipeline
+from holoviews.core.util import range_pad
 from holoviews.plotting.bokeh.element import ElementPlot, OverlayPlot
 from holoviews.plotting.bokeh.styles import mpl_to_bokeh
 from holoviews.plotting.bokeh.util import cds_column_replace
 
 from .sources import per_document, same_column
 
-__all__ = ["Drawn", "InPlace", "Layer", "memoized"]
+__all__ = ["Drawn", "InPlace", "Layer", "memoized", "padded"]
 
 #: The stream of an in-place figure: its frame counter. Each redraw bumps it,
 #: so HoloViews' memo of the DynamicMap never hands out an outdated frame
@@ -117,8 +118,17 @@ class Drawn:
     sources: Sequence[Mapping[str, Any] | Layer | None]
     x_range: tuple[float, float] | None = None
     y_range: tuple[float, float] | None = None
+    #: The x axis' label, when it follows the frame.
+    x_label: str | None = None
     refresh: Sequence[tuple[Any, Sequence[str]]] = ()
     hooks: Sequence[Callable[[Any, Any], None]] = field(default=())
+
+
+def padded(low: float, high: float, *, log: bool = False, padding: float = 0.1) -> tuple:
+    """``(low, high)`` widened as HoloViews pads a data range (``padding`` of it each way;
+    on a log axis, of its decades): a figure's axes, stated by the page."""
+    start, end = range_pad(low, high, padding, log)
+    return float(start), float(end)
 
 
 def memoized(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -429,6 +439,10 @@ class InPlace:
             axes = [(axes[0][0], axes[1][1], plot.logy), (axes[1][0], axes[0][1], plot.logx)]
 
         def finish() -> None:
+            if drawn.x_label is not None:
+                for axis in figure.xaxis:
+                    if axis.axis_label != drawn.x_label:
+                        axis.axis_label = drawn.x_label
             for model, ends, log in axes:
                 if ends is not None:
                     low, high = ends

@@ -55,6 +55,7 @@ from positional_core.rope import (
 )
 
 from .choice import KEY, BrowserChoice
+from .inplace import Drawn, Layer, memoized, padded
 from .look import (
     OKABE_ITO,
     Figure,
@@ -227,6 +228,23 @@ def _glyph_fields(**fields: str) -> Callable[[Any, Any], None]:
                 setattr(glyph, name, field(column))
 
     return hook
+
+
+#: R4's numbers: black or white ink, by key.
+_INKS = {"dark ink": "#000000", "light ink": "#FFFFFF"}
+_INK_KEYS = {color: key for key, color in _INKS.items()}
+
+
+def _hue(columns: dict[str, Any]) -> dict[str, Any]:
+    """A layer's columns for its element: the colour column (``color`` as drawn) as ``hue``.
+
+    The pairs are coloured through a colour scale from a float column: with
+    integers HoloViews would draw a single pair's colour (d = 2) as a constant,
+    not through the scale, and the figure could not be sent as columns.
+    """
+    out = {k: v for k, v in columns.items() if k != "color"}
+    out.setdefault("hue", columns["color"])
+    return out
 
 
 def _num(value: float, digits: int = 3) -> str:
@@ -800,29 +818,48 @@ class RopePage(Page):
     def _other_layout(self) -> str:
         return next(name for name in LAYOUTS if name != self.layout)
 
-    def _curve_overlay(
+    #: Fixed labels: a DynamicMap overlay matches its layers by label between updates.
+    _CURVE_NAMES = (*(f"m = {s:,}" for s in FIXED_STARTS), "your m")
+
+    def _curves_drawn(
         self,
         curves: np.ndarray,
         reference: np.ndarray | None = None,
         dims: tuple[hv.Dimension, hv.Dimension] = (_DELTA, _SCORE),
-    ) -> hv.Overlay:
+    ) -> Drawn:
+        """R2 or R4's curves (and the correct one) as drawn: one per start."""
         delta = np.arange(self.max_distance + 1)
         kdim, vdim = dims
+        sources: list[dict[str, np.ndarray]] = [
+            {kdim.name: delta, vdim.name: curve, "start": np.full(delta.size, start)}
+            for curve, start in zip(curves, self._starts(), strict=True)
+        ]
+        if reference is not None:
+            sources.append({kdim.name: delta, vdim.name: reference})
+        low = float(min(np.min(s[vdim.name]) for s in sources))
+        high = float(max(np.max(s[vdim.name]) for s in sources))
+        # As HoloViews pads a curve: 10 % above and below, none along Δ.
+        return Drawn(
+            sources=sources,
+            x_range=(0, self.max_distance),
+            y_range=padded(low, high),
+        )
+
+    def _curve_overlay(
+        self, drawn: Drawn, dims: tuple[hv.Dimension, hv.Dimension] = (_DELTA, _SCORE)
+    ) -> hv.Overlay:
+        kdim, vdim = dims
+        kdim = kdim.clone(range=drawn.x_range)
+        vdim = vdim.clone(range=drawn.y_range)
         items = []
-        # Fixed labels: a DynamicMap overlay matches its layers by label between updates.
-        names = [f"m = {s:,}" for s in FIXED_STARTS] + ["your m"]
-        for i, (curve, style) in enumerate(zip(curves, _START_STYLES, strict=True)):
+        for i, (data, style) in enumerate(zip(drawn.sources, _START_STYLES, strict=False)):
             items.append(
                 self.style(
                     hv.Curve(
-                        {
-                            kdim.name: delta,
-                            vdim.name: curve,
-                            "start": np.full(delta.size, self._starts()[i]),
-                        },
+                        data,
                         kdim,
                         [vdim, hv.Dimension("start", label="query position m")],
-                        label=names[i],
+                        label=self._CURVE_NAMES[i],
                     ),
                     f"{kdim.name} {i}",
                     tools=["hover"],
@@ -834,10 +871,10 @@ class RopePage(Page):
                     **style,
                 )
             )
-        if reference is not None:  # on top: the curve every start should have drawn
+        if len(drawn.sources) > len(_START_STYLES):  # on top: the curve every start should draw
             items.append(
                 self.style(
-                    hv.Curve((delta, reference), kdim, vdim, label="correct"),
+                    hv.Curve(drawn.sources[-1], kdim, vdim, label="correct"),
                     f"{kdim.name} correct",
                     color=self._ink,
                     line_width=1.5,
@@ -847,9 +884,14 @@ class RopePage(Page):
             )
         return hv.Overlay(items)
 
+    @memoized
+    @param.depends("d", "base", "layout", "seed", "start", "max_distance")
+    def _distance_drawn(self) -> Drawn:
+        return self._curves_drawn(self._curves(self.layout))
+
     @param.depends("d", "base", "layout", "seed", "start", "max_distance")
     def _distance_plot(self) -> hv.Overlay:
-        return self._curve_overlay(self._curves(self.layout))
+        return self._curve_overlay(self._distance_drawn())
 
     @param.depends("d", "base", "layout", "seed", "start", "max_distance")
     def _distance_readout(self) -> str:
@@ -860,12 +902,17 @@ class RopePage(Page):
             f"q and k: {self.d} random numbers each, seed {self.seed}; {self.layout} layout."
         )
 
+    @memoized
     @param.depends("d", "base", "layout", "seed", "start", "max_distance")
-    def _mismatch_plot(self) -> hv.Overlay:
+    def _mismatch_drawn(self) -> Drawn:
         matched = self._curves(self.layout)[0]
-        return self._curve_overlay(
+        return self._curves_drawn(
             self._curves(self._other_layout()), reference=matched, dims=(_DELTA_MIX, _SCORE_MIX)
         )
+
+    @param.depends("d", "base", "layout", "seed", "start", "max_distance")
+    def _mismatch_plot(self) -> hv.Overlay:
+        return self._curve_overlay(self._mismatch_drawn(), dims=(_DELTA_MIX, _SCORE_MIX))
 
     @param.depends("d", "base", "layout", "seed", "start", "max_distance")
     def _mismatch_readout(self) -> str:
@@ -882,27 +929,58 @@ class RopePage(Page):
         half = self.d // 2
         return np.unique(np.round(np.linspace(0, half - 1, min(half, 4))).astype(int))
 
+    def _pair_colors(self) -> dict[str, Any]:
+        """The colour scale of the pairs, fast (vermillion) to slow (blue): its palette and ends."""
+        half = self.d // 2
+        return {"palette": hands_palette(max(half, 2)), "low": 0, "high": max(half - 1, 1)}
+
+    @memoized
     @param.depends("d", "base", "max_distance")
-    def _angles_plot(self) -> hv.Scatter:
+    def _angles_drawn(self) -> Drawn:
         theta = rope_frequencies(self.d, self.base)
         positions = np.arange(self.max_distance + 1)
         pairs = self._sample_pairs()
         table = np.mod(rotation_angles(positions, theta[pairs]), 2 * np.pi)
-        half = self.d // 2
+        pair = np.repeat(pairs, positions.size)
+        columns = {
+            "position": np.tile(positions, pairs.size),
+            "angle": table.T.ravel(),
+            "pair": pair,
+            # The colour scale's column (``hue``, drawn as ``color``): floats, so
+            # that one pair alone (d = 2) is still drawn through the scale.
+            "hue": pair.astype(float),
+            "color": pair.astype(float),
+        }
+        return Drawn(
+            sources=[
+                Layer(columns, models={"color_color_mapper": self._pair_colors()}),
+                None,  # the chosen pair, selected in the browser
+            ],
+            x_range=padded(0, self.max_distance),
+            y_range=(0, 2 * np.pi),
+            refresh=[(self._pair_choice, ("angles",))],
+        )
+
+    @param.depends("d", "base", "max_distance")
+    def _angles_plot(self) -> hv.Scatter:
+        drawn = self._angles_drawn()
+        layer = drawn.sources[0]
+        colors = layer.models["color_color_mapper"]
         return self.style(
             hv.Scatter(
-                {
-                    "position": np.tile(positions, pairs.size),
-                    "angle": table.T.ravel(),
-                    "pair": np.repeat(pairs, positions.size),
-                },
-                _POSITION,
-                [_ANGLE, hv.Dimension("pair", label="pair i (0 = fastest)")],
+                _hue(layer.columns),
+                _POSITION.clone(range=drawn.x_range),
+                [
+                    _ANGLE,
+                    hv.Dimension("pair", label="pair i (0 = fastest)"),
+                    # The colour bar's title.
+                    hv.Dimension("hue", label="pair i (0 = fastest)"),
+                ],
             ),
             "r3 angles",
-            color="pair",
-            cmap=hands_palette(max(half, 2)),
-            clim=(0, max(half - 1, 1)),
+            color="hue",
+            cmap=colors["palette"],
+            clim=(colors["low"], colors["high"]),
             colorbar=True,
             size=3,
             tools=["hover"],
@@ -962,19 +1040,52 @@ class RopePage(Page):
         )
 
     # ------------------------------------------------------- R3 wavelengths
+    @memoized
     @param.depends("d", "base", "max_distance")
-    def _wavelength_plot(self) -> hv.Overlay:
+    def _wavelength_drawn(self) -> Drawn:
         theta = rope_frequencies(self.d, self.base)
         lam = wavelengths(theta)
         half = self.d // 2
         index = np.arange(half)
-        kd, vd = _PAIR, _WAVELENGTH
+        shown = self.max_distance
+        return Drawn(
+            sources=[
+                Layer(
+                    {
+                        "pair": index,
+                        "wavelength": lam,
+                        "theta": theta,
+                        "hue": index.astype(float),
+                        "color": index.astype(float),
+                    },
+                    models={"color_color_mapper": self._pair_colors()},
+                ),
+                Layer(models={"glyph": {"location": shown}}),
+                {
+                    "x": [half - 1],
+                    "y": [shown / 1.3],
+                    "text": [f"largest distance shown: {shown:,}"],
+                },
+                None,  # the ring round the chosen pair, selected in the browser
+            ],
+            x_range=padded(0, half - 1),
+            # The dashed line of the largest distance is always in view.
+            y_range=padded(min(lam.min(), shown), max(lam.max(), shown), log=True),
+            refresh=[(self._pair_choice, ("wavelength",))],
+        )
+
+    @param.depends("d", "base", "max_distance")
+    def _wavelength_plot(self) -> hv.Overlay:
+        drawn = self._wavelength_drawn()
+        dots, line, note, _ = drawn.sources
+        colors = dots.models["color_color_mapper"]
+        kd, vd = _PAIR.clone(range=drawn.x_range), _WAVELENGTH.clone(range=drawn.y_range)
         dots = self.style(
-            hv.Scatter({"pair": index, "wavelength": lam, "theta": theta}, kd, [vd, "theta"]),
+            hv.Scatter(_hue(dots.columns), kd, [vd, "theta", "hue"]),
             "r4 wavelengths",
-            color="pair",
-            cmap=hands_palette(max(half, 2)),
-            clim=(0, max(half - 1, 1)),
+            color="hue",
+            cmap=colors["palette"],
+            clim=(colors["low"], colors["high"]),
             size=7,
             tools=["hover"],
             hover_tooltips=[
@@ -984,7 +1095,7 @@ class RopePage(Page):
             ],
         )
         shown = self.style(
-            hv.HLine(self.max_distance, kdims=[kd, vd]),
+            hv.HLine(line.models["glyph"]["location"], kdims=[kd, vd]),
             "r4 shown",
             color=OKABE_ITO["grey"],
             line_dash="dashed",
@@ -992,9 +1103,9 @@ class RopePage(Page):
         )
         note = self.style(
             hv.Text(
-                half - 1,
-                self.max_distance / 1.3,
-                f"largest distance shown: {self.max_distance:,}",
+                note["x"][0],
+                note["y"][0],
+                note["text"][0],
                 halign="right",
                 valign="top",
                 fontsize=9,
@@ -1048,8 +1159,9 @@ class RopePage(Page):
         )
 
     # --------------------------------------------------------- R4 diagram
+    @memoized
     @param.depends("d", "layout")
-    def _pairing_plot(self) -> hv.Overlay:
+    def _pairing_drawn(self) -> Drawn:
         shown = min(self.d, DIAGRAM_DIM)
         half = shown // 2
         rows = {"interleaved": 1.0, "half-split": 0.0}
@@ -1086,27 +1198,75 @@ class RopePage(Page):
                     boxes["layout"].append(layout)
                     boxes["partner"].append(int(partner))
                     boxes["alpha"].append(faded)
-        cmap = hands_palette(max(half, 2))
+        colors = {"palette": hands_palette(max(half, 2)), "low": 0, "high": max(half - 1, 1)}
+        # Each number in black or white, whichever reads on its square (the
+        # squares run from vermillion to blue, and the other layout's are faded).
+        background = plot_background()
+        inks = [
+            ink_on(colors["palette"][pair], alpha, background)
+            for pair, alpha in zip(boxes["pair"], boxes["alpha"], strict=True)
+        ]
+        segments = {k: np.concatenate(v) for k, v in arcs.items()}
+        cells = {k: np.asarray(v) for k, v in boxes.items()}
+        return Drawn(
+            sources=[
+                Layer(
+                    {
+                        **{k: v for k, v in segments.items() if k != "pair"},
+                        "color": segments["pair"].astype(float),
+                    },
+                    models={"color_color_mapper": colors},
+                ),
+                Layer(
+                    {**cells, "hue": cells["pair"] * 1.0, "color": cells["pair"] * 1.0},
+                    models={"color_color_mapper": colors},
+                ),
+                {
+                    "dim": cells["dim"],
+                    "row": cells["row"],
+                    "text": np.array([str(x) for x in boxes["dim"]]),
+                    # Keys of _INKS, not colours: mapped through it, a page of
+                    # one ink (d = 2) is drawn from the column as every other.
+                    "text_color": np.array([_INK_KEYS[ink] for ink in inks]),
+                },
+            ],
+            x_range=(-0.8, shown - 0.2),
+            y_range=(-0.45, 1.75),
+            x_label=f"dimension of q and k (first {shown} of d = {self.d})"
+            if shown < self.d
+            else "dimension of q and k",
+        )
+
+    @param.depends("d", "layout")
+    def _pairing_plot(self) -> hv.Overlay:
+        drawn = self._pairing_drawn()
+        segments, cells, numbers = drawn.sources
+        colors = segments.models["color_color_mapper"]
+        cmap, clim = colors["palette"], (colors["low"], colors["high"])
         lines = self.style(
             hv.Segments(
-                {k: np.concatenate(v) for k, v in arcs.items()},
+                _hue(segments.columns),
                 kdims=["dim", "row", "dim_end", "row_end"],
-                vdims=["pair", "alpha"],
+                vdims=["hue", "alpha"],
             ),
             "r6 arcs",
-            color="pair",
+            color="hue",
             cmap=cmap,
-            clim=(0, max(half - 1, 1)),
+            clim=clim,
             line_width=2.5,
             alpha="alpha",
             tools=[],
         )
         cells = self.style(
-            hv.Points(boxes, ["dim", "row"], ["pair", "layout", "partner", "alpha"]),
+            hv.Points(
+                _hue(cells.columns),
+                ["dim", "row"],
+                ["pair", "layout", "partner", "alpha", "hue"],
+            ),
             "r6 cells",
-            color="pair",
+            color="hue",
             cmap=cmap,
-            clim=(0, max(half - 1, 1)),
+            clim=clim,
             marker="square",
             size=15,
             alpha="alpha",
@@ -1119,26 +1279,20 @@ class RopePage(Page):
                 ("pair i", "@pair"),
             ],
         )
-        # Each number in black or white, whichever reads on its square (the
-        # squares run from vermillion to blue, and the other layout's are faded).
-        background = plot_background()
-        inks = [
-            ink_on(cmap[pair], alpha, background)
-            for pair, alpha in zip(boxes["pair"], boxes["alpha"], strict=True)
-        ]
         numbers = self.style(
             hv.Labels(
                 {
-                    "dim": boxes["dim"],
-                    "row": boxes["row"],
-                    "text": [str(x) for x in boxes["dim"]],
-                    "ink": inks,
+                    "dim": numbers["dim"],
+                    "row": numbers["row"],
+                    "text": numbers["text"],
+                    "ink": numbers["text_color"],
                 },
                 ["dim", "row"],
                 ["text", "ink"],
             ),
             "r6 numbers",
             text_color="ink",
+            cmap=_INKS,
             text_font_size="7pt",
             text_font_style="bold",
             tools=[],
@@ -1146,12 +1300,10 @@ class RopePage(Page):
         return self.style(
             lines * cells * numbers,
             "r6",
-            xlim=(-0.8, shown - 0.2),
-            ylim=(-0.45, 1.75),
+            xlim=drawn.x_range,
+            ylim=drawn.y_range,
             yticks=[(0.0, "half-split"), (1.0, "interleaved")],
-            xlabel=f"dimension of q and k (first {shown} of d = {self.d})"
-            if shown < self.d
-            else "dimension of q and k",
+            xlabel=drawn.x_label,
             ylabel="layout",
             show_legend=False,
         )
@@ -1167,15 +1319,29 @@ class RopePage(Page):
         )
 
     # ------------------------------------------------------------ R5 decay
+    @memoized
     @param.depends("d", "base", "max_distance")
-    def _decay_plot(self) -> hv.Curve:
+    def _decay_drawn(self) -> Drawn:
         delta = np.arange(self.max_distance + 1)
         bound = rope_decay_bound(self.d, self.base, delta)
+        # As HoloViews pads a curve: 10 % above and below, none along the distance.
+        return Drawn(
+            sources=[{"distance": delta, "bound": bound}],
+            x_range=(0, self.max_distance),
+            y_range=padded(float(bound.min()), float(bound.max())),
+        )
+
+    @param.depends("d", "base", "max_distance")
+    def _decay_plot(self) -> hv.Curve:
+        drawn = self._decay_drawn()
+        (data,) = drawn.sources
         return self.style(
             hv.Curve(
-                (delta, bound),
-                hv.Dimension("distance", label="relative distance |m − n| (positions)"),
-                hv.Dimension("bound", label="bound factor (1/(d/2)) Σⱼ|Sⱼ|"),
+                (data["distance"], data["bound"]),
+                hv.Dimension(
+                    "distance", label="relative distance |m − n| (positions)", range=drawn.x_range
+                ),
+                hv.Dimension("bound", label="bound factor (1/(d/2)) Σⱼ|Sⱼ|", range=drawn.y_range),
             ),
             "r5 bound",
             color=OKABE_ITO["vermillion"],
@@ -1200,8 +1366,8 @@ class RopePage(Page):
         self.choices = {"pair": self._pair_choice}
         circle = self._pair_plot()
 
-        def curves(method: Any, legend_cols: int) -> hv.DynamicMap:
-            return self.in_place(method).opts(
+        def curves(method: Any, drawn: Any, legend_cols: int) -> hv.DynamicMap:
+            return self.in_place(method, direct=drawn).opts(
                 hv.opts.Overlay(
                     legend_cols=legend_cols,
                     **legend_outside("bottom", label_text_font_size="9pt", padding=2),
@@ -1236,7 +1402,7 @@ class RopePage(Page):
             ),
             "distance": Figure(
                 title="R2 · Score against distance, from four starts",
-                plot=curves(self._distance_plot, legend_cols=4),
+                plot=curves(self._distance_plot, self._distance_drawn, legend_cols=4),
                 caption=(
                     "A random query and key of a whole head (d numbers each), the query at "
                     "position m and the key Δ positions later. One curve per start m: 0, "
@@ -1254,7 +1420,9 @@ class RopePage(Page):
             ),
             "decay": Figure(
                 title="R5 · Long-range decay: the RoFormer bound",
-                plot=self.in_place(self._decay_plot).opts(framewise=True, **plot_opts(height=320)),
+                plot=self.in_place(self._decay_plot, direct=self._decay_drawn).opts(
+                    framewise=True, **plot_opts(height=320)
+                ),
                 caption=(
                     "Su et al. bound the score of any query and key by a content factor times "
                     "this curve, which shrinks as the two tokens move apart: RoPE builds in a "
@@ -1272,7 +1440,9 @@ class RopePage(Page):
             ),
             "angles": Figure(
                 title="R3 · Angle of each pair against position",
-                plot=(self.in_place(self._angles_plot, self._angles_highlight)).opts(
+                plot=self.in_place(
+                    self._angles_plot, self._angles_highlight, direct=self._angles_drawn
+                ).opts(
                     hv.opts.Overlay(
                         framewise=True,
                         yticks=[(i * np.pi / 2, t) for i, t in enumerate(_TURN_TICKS)],
@@ -1292,9 +1462,11 @@ class RopePage(Page):
             ),
             "wavelengths": Figure(
                 title="R3 · Wavelength of every pair",
-                plot=(self.in_place(self._wavelength_plot, self._wavelength_highlight)).opts(
-                    hv.opts.Overlay(framewise=True, logy=True, **plot_opts(height=320))
-                ),
+                plot=self.in_place(
+                    self._wavelength_plot,
+                    self._wavelength_highlight,
+                    direct=self._wavelength_drawn,
+                ).opts(hv.opts.Overlay(framewise=True, logy=True, **plot_opts(height=320))),
                 caption=(
                     "How many positions each pair needs for one full turn, on a log axis: "
                     "from 2π ≈ 6.3 for pair 0 up to about 2π·base for the last pair, evenly "
@@ -1307,7 +1479,7 @@ class RopePage(Page):
             ),
             "layouts": Figure(
                 title="R4 · Which dimensions turn together",
-                plot=self.in_place(self._pairing_plot).opts(
+                plot=self.in_place(self._pairing_plot, direct=self._pairing_drawn).opts(
                     hv.opts.Overlay(framewise=True, **plot_opts(height=260))
                 ),
                 caption=(
@@ -1325,7 +1497,7 @@ class RopePage(Page):
             ),
             "mismatch": Figure(
                 title="R4 · Rotate with one layout, read with the other",
-                plot=curves(self._mismatch_plot, legend_cols=3),
+                plot=curves(self._mismatch_plot, self._mismatch_drawn, legend_cols=3),
                 caption=(
                     "The silent bug when weights and code disagree: the keys were rotated "
                     "with the chosen layout (say, a checkpoint converted for one "

@@ -105,7 +105,7 @@ def _blend(color: str, alpha: float, background: str) -> str:
 def test_numbers_on_the_pairing_squares_meet_aa(theme, d, layout):
     """RoPE R4 prints each dimension's number on its pair's square (7 pt, bold):
     on the bright and the faded squares alike the number reaches 4.5:1."""
-    from app.rope import DIAGRAM_DIM, RopePage
+    from app.rope import _INKS, DIAGRAM_DIM, RopePage
 
     page = RopePage()
     page.param.update(d=d, layout=layout)
@@ -114,9 +114,10 @@ def test_numbers_on_the_pairing_squares_meet_aa(theme, d, layout):
     palette = hands_palette(max(half, 2))
     background = _plot_background(theme)
     worst = []
-    for pair, alpha, ink in zip(
+    for pair, alpha, key in zip(
         cells["pair"], cells["alpha"], numbers.dimension_values("ink"), strict=True
     ):
+        ink = _INKS[key]  # drawn through the inks' colour map
         ratio = contrast_ratio(ink, _blend(palette[int(pair)], float(alpha), background))
         worst.append((ratio, ink, palette[int(pair)], alpha))
     assert min(worst)[0] >= AA_TEXT, f"{theme}: {min(worst)}"
