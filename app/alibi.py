@@ -34,6 +34,7 @@ from positional_core.attention import softmax
 from positional_core.presets import model_config
 
 from .choice import KEY, BrowserChoice
+from .inplace import Drawn, Layer, memoized, padded
 from .look import (
     HIGHLIGHT,
     OKABE_ITO,
@@ -336,34 +337,63 @@ class AlibiPage(Page):
         return f"head {head} of {self.heads}, m = {_slope_text(slope, source)}"
 
     # ------------------------------------------------------- A1 slope chart
+    @memoized
     @param.depends("heads")
-    def _slope_points(self) -> hv.Points:
+    def _slopes_drawn(self) -> Drawn:
         slopes = self._slopes()
         sources = alibi_slope_sources(self.heads)
         own = sources[0][0]
-        group = ["own" if p == own else "extra" for p, _ in sources]
-        data = {
+        label = {"own": f"{own}-head sequence", "extra": f"every 2nd of {2 * own}"}
+        group = np.array([label["own" if p == own else "extra"] for p, _ in sources])
+        points = {
             "h": np.arange(1, self.heads + 1),
             "slope": slopes,
-            "half_life": alibi_half_lives(slopes),
+            "half_life": np.asarray(alibi_half_lives(slopes), dtype=float),
             "group": group,
-            "source": [f"2^(−8·{h}/{p}) = {_power_text((p, h), html=False)}" for p, h in sources],
+            "source": np.array(
+                [f"2^(−8·{h}/{p}) = {_power_text((p, h), html=False)}" for p, h in sources]
+            ),
+            "color": group,  # the colours' column, as HoloViews names it
         }
-        label = {
-            "own": f"{own}-head sequence",
-            "extra": f"every 2nd of {2 * own}",
-        }
-        data["group"] = [label[g] for g in group]
+        return Drawn(
+            sources=[
+                Layer(
+                    points,
+                    models={
+                        "glyph": {"size": 8 if self.heads <= 32 else 5},
+                        # The two groups' names follow H (their colours do not).
+                        "color_color_mapper": {
+                            "factors": [label["own"], label["extra"]],
+                            "palette": [_SOURCE_COLORS["own"], _SOURCE_COLORS["extra"]],
+                        },
+                    },
+                ),
+                None,  # the ring round the selected head, selected in the browser
+            ],
+            x_range=padded(1, self.heads),
+            y_range=padded(float(slopes.min()), float(slopes.max()), log=True),
+            refresh=[(self._head, ("slope",))],
+        )
+
+    @param.depends("heads")
+    def _slope_points(self) -> hv.Points:
+        drawn = self._slopes_drawn()
+        points = drawn.sources[0]
+        data = {k: v for k, v in points.columns.items() if k != "color"}
+        mapper = points.models["color_color_mapper"]
         return self.style(
             hv.Points(
                 data,
-                kdims=[hv.Dimension("h", label="head h"), hv.Dimension("slope", label="slope m_h")],
+                kdims=[
+                    hv.Dimension("h", label="head h", range=drawn.x_range),
+                    hv.Dimension("slope", label="slope m_h", range=drawn.y_range),
+                ],
                 vdims=["half_life", "group", "source"],
             ),
             "slope_points",
             color="group",
-            cmap={label["own"]: _SOURCE_COLORS["own"], label["extra"]: _SOURCE_COLORS["extra"]},
-            size=8 if self.heads <= 32 else 5,
+            cmap=dict(zip(mapper["factors"], mapper["palette"], strict=True)),
+            size=points.models["glyph"]["size"],
             logy=True,
             yticks=[(2.0**-k, f"1/{2**k}" if k else "1") for k in range(0, 9)],
             tools=["hover"],
@@ -521,27 +551,37 @@ class AlibiPage(Page):
             framewise=True,
         )
 
-    @param.depends("seq_len", watch=True)
-    def _refresh_row_outline(self) -> None:
-        # T only changes which rows exist: the outline is redrawn and its
-        # candidates shipped in place, not re-rendered through HoloViews.
-        self._row.refresh("outline_outer", "outline_inner")
+    @param.depends("heads", "seq_len", "mask", "form")
+    def _matrix_drawn(self) -> Drawn:
+        """A2: the image is the head choice's (its colour scale follows the head), the
+        row's outline the row choice's."""
+        edge = (-0.5, self.seq_len - 0.5)
+        return Drawn(
+            sources=[None, None, None],
+            x_range=edge,
+            y_range=edge,
+            refresh=[
+                (self._head, ("image",)),
+                (self._row, ("outline_outer", "outline_inner")),
+            ],
+        )
 
+    def _outline_rows(self, rows: np.ndarray) -> dict[str, np.ndarray]:
+        rows = np.asarray(rows, dtype=int)
+        return {"y0": rows - 0.5, "y1": rows + 0.5, KEY: rows}
+
+    @param.depends("seq_len")
     def _row_highlight(self) -> hv.Overlay:
-        # Built once (see _refresh_row_outline); the browser moves it.
-        def outline(rows: np.ndarray) -> dict[str, np.ndarray]:
-            rows = np.asarray(rows, dtype=int)
-            return {"y0": rows - 0.5, "y1": rows + 0.5, KEY: rows}
-
+        # The row's outline, moved by the browser (its candidates: every row).
         outer = self._row.element(
-            "outline_outer", hv.HSpans, outline, self._rows_range, on_top=True
+            "outline_outer", hv.HSpans, self._outline_rows, self._rows_range, on_top=True
         )
         inner = self._row.element(
-            "outline_inner", hv.HSpans, outline, self._rows_range, on_top=True
+            "outline_inner", hv.HSpans, self._outline_rows, self._rows_range, on_top=True
         )
-        return outer.opts(fill_alpha=0, line_color=HIGHLIGHT, line_width=4) * inner.opts(
-            fill_alpha=0, line_color="#FFFFFF", line_width=1.5
-        )
+        return self.style(
+            outer, "outline_outer", fill_alpha=0, line_color=HIGHLIGHT, line_width=4
+        ) * self.style(inner, "outline_inner", fill_alpha=0, line_color="#FFFFFF", line_width=1.5)
 
     @param.depends("heads", "head", "seq_len", "mask", "form")
     def _bias_readout(self) -> str:
@@ -628,6 +668,17 @@ class AlibiPage(Page):
         }
 
     @param.depends("heads", "seq_len", "mask", "form")
+    def _bars_drawn(self) -> Drawn:
+        """A3: every layer is the (head, row) choice's; the axes the page's."""
+        top = float(self._current().weights[self.row].max())
+        return Drawn(
+            sources=[None] * 4,
+            x_range=(-0.7, self.seq_len - 0.3),
+            y_range=(0, top * 1.08),
+            refresh=[(self._pair, ("query", "masked", "bars", "masked_label"))],
+        )
+
+    @param.depends("heads", "seq_len", "mask", "form")
     def _weight_bars(self) -> hv.Overlay:
         keys = self._head_row_keys
         bars = self.style(
@@ -680,12 +731,12 @@ class AlibiPage(Page):
             color=OKABE_ITO["grey"],
             line_dash="dashed",
         )
-        top = float(self._current().weights[self.row].max())
+        drawn = self._bars_drawn()
         return self.style(
             hv.Overlay([query, masked, bars, label]),
             "weight_bars",
-            xlim=(-0.7, self.seq_len - 0.3),
-            ylim=(0, top * 1.08),
+            xlim=drawn.x_range,
+            ylim=drawn.y_range,
             xlabel="key position j",
             ylabel="attention weight",
         )
@@ -724,8 +775,9 @@ class AlibiPage(Page):
         # Drawing only: where to sample the smooth curves (log-spaced distances).
         return np.geomspace(0.5, self.max_distance, _CURVE_POINTS)
 
+    @memoized
     @param.depends("heads", "max_distance")
-    def _decay_paths(self) -> hv.Curve:
+    def _paths_columns(self) -> dict[str, np.ndarray]:
         slopes = self._slopes()
         delta = self._distances()
         factors = alibi_weight_factors(slopes, delta)
@@ -737,15 +789,19 @@ class AlibiPage(Page):
         points = delta.size + 1
         column = np.full((self.heads, points), np.nan)
         column[:, :-1] = factors
+        return {
+            "x": np.tile(np.append(delta, delta[-1]), self.heads),
+            "y": column.ravel(),
+            "head": np.repeat(np.arange(1, self.heads + 1), points),
+            "slope": np.repeat(slopes, points),
+            "half_life": np.repeat(halves, points),
+        }
+
+    @param.depends("heads", "max_distance")
+    def _decay_paths(self) -> hv.Curve:
         return self.style(
             hv.Curve(
-                {
-                    "x": np.tile(np.append(delta, delta[-1]), self.heads),
-                    "y": column.ravel(),
-                    "head": np.repeat(np.arange(1, self.heads + 1), points),
-                    "slope": np.repeat(slopes, points),
-                    "half_life": np.repeat(halves, points),
-                },
+                self._paths_columns(),
                 kdims=[hv.Dimension("x", label="distance Δ = i − j (positions back, log scale)")],
                 vdims=[
                     hv.Dimension("y", label="weight factor e^(−m·Δ)"),
@@ -836,15 +892,8 @@ class AlibiPage(Page):
         )
         return curve * point * text
 
-    @param.depends("trained_len", "distance", "max_distance")
-    def _decay_marks(self) -> hv.Overlay:
-        half = self.style(
-            hv.HLine(0.5),
-            "decay_marks half",
-            color=OKABE_ITO["grey"],
-            line_dash="dotted",
-            line_width=1,
-        )
+    def _marks(self) -> list[Layer]:
+        """A4's marks: the trained length's line and label, then Δ's."""
         # Drawing only: a label sits on the side of its line with more room.
         # Every mark is always there, a line past the axis off the figure and
         # its label empty: a figure whose layers come and go is rebuilt by
@@ -855,30 +904,70 @@ class AlibiPage(Page):
         length_text = f" L = {length:,} " if right else f"L = {length:,} "
         length_text = length_text if length <= far else ""
         delta_text = f" Δ = {delta:,} " if delta <= far else ""
+
+        def label(x: float, text: str, align: str) -> Layer:
+            return Layer({"x": [x], "y": [1.06], "text": [text]}, {"glyph": {"text_align": align}})
+
+        return [
+            Layer(models={"glyph": {"location": length}}),
+            label(min(length, far), length_text, "left" if right else "right"),
+            Layer(models={"glyph": {"location": delta}}),
+            label(min(delta, far), delta_text, "left" if delta < 8 else "right"),
+        ]
+
+    @param.depends("heads", "max_distance", "trained_len", "distance")
+    def _decay_drawn(self) -> Drawn:
+        # The selected head's layers are the head choice's: shipped again only
+        # when what they are drawn from changed.
+        key = (self.heads, self.max_distance)
+        changed, self._decay_shipped = key != self._decay_shipped, key
+        roles = ("decay", "half_life", "half_life_text")
+        delta = self._distances()
+        half = float(self._half_life_rows(np.asarray([self.head]), text=False)["x"][0])
+        return Drawn(
+            sources=[self._paths_columns(), None, None, None, None, *self._marks()],
+            # The sampled distances' ends and the selected head's half-life mark, as
+            # HoloViews takes them from the data (a curve is not padded along x; on a
+            # log axis the ends go through log10).
+            x_range=padded(float(delta[0]), max(float(delta[-1]), half), log=True, padding=0),
+            refresh=[(self._head, roles)] if changed else [],
+        )
+
+    @param.depends("trained_len", "distance", "max_distance")
+    def _decay_marks(self) -> hv.Overlay:
+        length_line, length_text, delta_line, delta_text = self._marks()
+
+        def text(layer: Layer, slot: str, color: str) -> hv.Text:
+            return self.style(
+                hv.Text(layer.columns["x"][0], 1.06, layer.columns["text"][0], fontsize=10),
+                slot,
+                color=color,
+                text_align=layer.models["glyph"]["text_align"],
+            )
+
         layers: list[Any] = [
-            half,
             self.style(
-                hv.VLine(length),
+                hv.HLine(0.5),
+                "decay_marks half",
+                color=OKABE_ITO["grey"],
+                line_dash="dotted",
+                line_width=1,
+            ),
+            self.style(
+                hv.VLine(length_line.models["glyph"]["location"]),
                 "decay_marks length_line",
                 color=self._ink,
                 line_dash="dashed",
                 line_width=1.5,
             ),
+            text(length_text, "decay_marks length_text", self._ink),
             self.style(
-                hv.Text(min(length, far), 1.06, length_text, fontsize=10),
-                "decay_marks length_text",
-                color=self._ink,
-                text_align="left" if right else "right",
-            ),
-            self.style(
-                hv.VLine(delta), "decay_marks delta_line", color=OKABE_ITO["green"], line_width=1.5
-            ),
-            self.style(
-                hv.Text(min(delta, far), 1.06, delta_text, fontsize=10),
-                "decay_marks delta_text",
+                hv.VLine(delta_line.models["glyph"]["location"]),
+                "decay_marks delta_line",
                 color=OKABE_ITO["green"],
-                text_align="left" if delta < 8 else "right",
+                line_width=1.5,
             ),
+            text(delta_text, "decay_marks delta_text", OKABE_ITO["green"]),
         ]
         return hv.Overlay(layers)
 
@@ -992,7 +1081,11 @@ class AlibiPage(Page):
             ("head", "row"), lambda: self.head * _ROW_STRIDE + self.row, strides=(_ROW_STRIDE, 1)
         )
         self.choices = {"head": self._head, "row": self._row, "head, row": self._pair}
-        slopes = self.in_place(self._slope_points, self._slope_selected).opts(
+        #: The (H, Δ_max) A4's selected head was last shipped for (see _decay_drawn).
+        self._decay_shipped = (self.heads, self.max_distance)
+        slopes = self.in_place(
+            self._slope_points, self._slope_selected, direct=self._slopes_drawn
+        ).opts(
             # The legend's options on the overlay, which draws it (set on the
             # points, only its position and columns reached the legend).
             hv.opts.Overlay(
@@ -1001,13 +1094,15 @@ class AlibiPage(Page):
                 **plot_opts(height=310),
             )
         )
-        matrix = self.in_place(self._bias_image, self._row_highlight()).opts(
-            hv.opts.Overlay(**plot_opts(height=340))
-        )
-        bars = self.in_place(self._weight_bars).opts(
+        matrix = self.in_place(
+            self._bias_image, self._row_highlight, direct=self._matrix_drawn
+        ).opts(hv.opts.Overlay(**plot_opts(height=340)))
+        bars = self.in_place(self._weight_bars, direct=self._bars_drawn).opts(
             hv.opts.Overlay(framewise=True, **plot_opts(height=300))
         )
-        decay = self.in_place(self._decay_paths, self._decay_selected, self._decay_marks).opts(
+        decay = self.in_place(
+            self._decay_paths, self._decay_selected, self._decay_marks, direct=self._decay_drawn
+        ).opts(
             hv.opts.Overlay(
                 logx=True,
                 ylim=(0, 1.12),

@@ -396,6 +396,8 @@ class InPlace:
         """
         if not isinstance(plot, ElementPlot) or plot.handles.get("plot") is None:
             return False
+        if plot.invert_axes:  # none of the app's figures: left to the elements
+            return False
         subs = list(plot.subplots.values()) if isinstance(plot, OverlayPlot) else [plot]
         if len(subs) != len(drawn.sources):
             return False
@@ -432,21 +434,19 @@ class InPlace:
                 changes.append((source, update))
         figure = plot.state
         axes = [
-            (figure.x_range, drawn.x_range, plot.logx),
-            (figure.y_range, drawn.y_range, plot.logy),
+            (figure.x_range, drawn.x_range, plot.invert_xaxis, plot.logx),
+            (figure.y_range, drawn.y_range, plot.invert_yaxis, plot.logy),
         ]
-        if plot.invert_axes:
-            axes = [(axes[0][0], axes[1][1], plot.logy), (axes[1][0], axes[0][1], plot.logx)]
 
         def finish() -> None:
             if drawn.x_label is not None:
                 for axis in figure.xaxis:
                     if axis.axis_label != drawn.x_label:
                         axis.axis_label = drawn.x_label
-            for model, ends, log in axes:
+            for model, ends, invert, log in axes:
                 if ends is not None:
                     low, high = ends
-                    plot._update_range(model, low, high, None, False, False, log)
+                    plot._update_range(model, low, high, None, invert, False, log)
             for hook in drawn.hooks:
                 hook(plot, None)
 

@@ -469,12 +469,17 @@ def _assert_drawn_as_built(plot, drawn, where: str) -> None:
                 dict(sub.handles["source"].data), dict(layer.columns), f"{where}, layer {k}"
             )
     figure = plot.state
-    for axis, ends in (("x_range", drawn.x_range), ("y_range", drawn.y_range)):
+    for axis, ends, invert in (
+        ("x_range", drawn.x_range, plot.invert_xaxis),
+        ("y_range", drawn.y_range, plot.invert_yaxis),
+    ):
         if ends is not None:
             low, high = ends
             if low == high:  # as HoloViews sets an axis of one value (_update_range)
                 offset = abs(low * 0.1 if low else 0.5)
                 low, high = low - offset, high + offset
+            if invert:
+                low, high = high, low
             got = (getattr(figure, axis).start, getattr(figure, axis).end)
             assert got == pytest.approx((low, high), rel=1e-9), (where, axis)
 
