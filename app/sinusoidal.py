@@ -31,6 +31,7 @@ from positional_core.sinusoidal import (
 from positional_core.views import shift_check
 
 from .choice import KEY, BrowserChoice, stack_choices
+from .inplace import Drawn, Layer, memoized, padded
 from .look import (
     CODE_CLIM,
     CODE_CMAP,
@@ -142,10 +143,36 @@ class SinusoidalPage(Page):
         self.keep_consistent()
 
     # ------------------------------------------------------------ S1 table
+    @staticmethod
+    def _image_source(rows: np.ndarray, step: int) -> dict[str, list[Any]]:
+        """A heatmap's drawn rows as HoloViews puts them in the image's source: every
+        cell one unit wide, each row ``step`` positions tall, from (−½, −½)."""
+        return {
+            "image": [rows],
+            "x": [-0.5],
+            "y": [-0.5],
+            "dw": [float(rows.shape[1])],
+            "dh": [float(rows.shape[0] * step)],
+        }
+
+    @memoized
     @param.depends("n", "d", "base")
-    def _table_image(self) -> hv.Image:
+    def _table_drawn(self) -> Drawn:
         step = image_row_step(self.n, self.d)
         table = self._table_rows(0, self.n, step)
+        return Drawn(
+            # The row outline follows t and n (_refresh_marks), not this frame.
+            sources=[self._image_source(table, step), None, None],
+            x_range=(-0.5, self.d - 0.5),
+            # The last drawn row may stand for positions past n − 1: not shown.
+            y_range=(-0.5, self.n - 0.5),
+        )
+
+    @param.depends("n", "d", "base")
+    def _table_image(self) -> hv.Image:
+        drawn = self._table_drawn()
+        step = image_row_step(self.n, self.d)
+        table = drawn.sources[0]["image"][0]
         data = (np.arange(self.d), row_centers(len(table), step), table)
         return self.style(
             hv.Image(
@@ -163,8 +190,7 @@ class SinusoidalPage(Page):
                 ("PE", "@image{0.000}"),
             ],
             hover_formatters={"$y": drawn_row_hover()},
-            # The last drawn row may stand for positions past n − 1: not shown.
-            ylim=(-0.5, self.n - 0.5),
+            ylim=drawn.y_range,
             hooks=[self._table_zoom],
             framewise=True,
             **plot_opts(height=340),
@@ -261,6 +287,22 @@ class SinusoidalPage(Page):
             "line_width": width,
         }
 
+    def _hand_colors(self) -> dict[str, Any]:
+        pairs = self.d // 2
+        return {"palette": hands_palette(pairs), "low": 0, "high": max(pairs - 1, 1)}
+
+    @param.depends("d", "base")
+    def _clock_drawn(self) -> Drawn | None:
+        """S2: the hands are the t choice's; their colour scale follows d."""
+        if self.d == 2:
+            # One hand: HoloViews draws its colour and width as constants, not
+            # through the scale and the column: the elements' way.
+            return None
+        return Drawn(
+            sources=[None, None, None, Layer(models={"color_color_mapper": self._hand_colors()})],
+            refresh=[(self._t, ("hands",))],
+        )
+
     @param.depends("d", "base")
     def _clock_hands(self) -> hv.Segments:
         pairs = self.d // 2
@@ -283,7 +325,7 @@ class SinusoidalPage(Page):
             ),
             "clock_hands",
             color="pair",
-            cmap=hands_palette(pairs),
+            cmap=self._hand_colors()["palette"],
             clim=(0, max(pairs - 1, 1)),
             line_width="width",
             colorbar=True,
@@ -331,9 +373,25 @@ class SinusoidalPage(Page):
         return {"s": values, "dot": np.full(len(values), top), KEY: values}
 
     @param.depends("n", "d", "base")
+    def _similarity_drawn(self) -> Drawn:
+        """S3: every layer is the t choice's; the axes follow t's curve and its peak."""
+        dot = self._similarity_rows(np.asarray([self.t]))["dot"]
+        top = float(self._peak_rows(np.asarray([self.t]))["dot"][0])
+        return Drawn(
+            sources=[None, None, None],
+            x_range=(0, self.n - 1),
+            # The curve and its peak, 10 % above and below (none along s).
+            y_range=padded(min(float(dot.min()), top), max(float(dot.max()), top)),
+            refresh=[(self._t, ("similarity", "mark", "peak"))],
+        )
+
+    @param.depends("n", "d", "base")
     def _similarity(self) -> hv.Overlay:
         # The curve moves with t like its marks, so it is drawn on the overlay
         # level with them; the legend sits above the frame, out of its way.
+        drawn = self._similarity_drawn()
+        s_dim = hv.Dimension("s", label="position s", range=drawn.x_range)
+        dot_dim = hv.Dimension("dot", label="PE(t)·PE(s)", range=drawn.y_range)
         curve = self.style(
             self._t.element(
                 "similarity",
@@ -341,8 +399,8 @@ class SinusoidalPage(Page):
                 self._similarity_rows,
                 self._positions,
                 on_top=True,
-                kdims=[hv.Dimension("s", label="position s")],
-                vdims=[hv.Dimension("dot", label="PE(t)·PE(s)")],
+                kdims=[s_dim],
+                vdims=[dot_dim],
             ),
             "similarity curve",
             color=OKABE_ITO["blue"],
@@ -357,7 +415,7 @@ class SinusoidalPage(Page):
                 self._peak_rows,
                 self._positions,
                 on_top=True,
-                kdims=["s", "dot"],
+                kdims=[s_dim, dot_dim],
                 label="s = t",
             ),
             "similarity peak",
@@ -427,6 +485,29 @@ class SinusoidalPage(Page):
             table = LearnedPositionTable(self.max_len, self.d, seed=0).table
             rows[inside] = table[positions[inside]]
         return rows
+
+    @param.depends("max_len", "d", "n")
+    def _learned_drawn(self) -> Drawn:
+        top = max(self.n, self.max_len)
+        step = image_row_step(top, self.d)
+        rows = self._learned_part(0, top, step)
+        limit = self._learned_rows_drawn(step)[1]
+        # The marks follow t, n and max_len (_refresh_marks) and are drawn for d:
+        # shipped again here only when d changed.
+        changed, self._learned_marks_d = self.d != self._learned_marks_d, self.d
+        marks = tuple(r for r in self._MARKS_OF_N if r.startswith("learned_"))
+        return Drawn(
+            sources=[
+                Layer(
+                    self._image_source(rows, step),
+                    models={"color_mapper": {"low": -limit, "high": limit}},
+                ),
+                *[None] * 6,
+            ],
+            x_range=(-0.5, self.d - 0.5),
+            y_range=(-0.5, top - 0.5),
+            refresh=[(self._t, marks)] if changed else [],
+        )
 
     @param.depends("max_len", "d", "n")
     def _learned_image(self) -> hv.Image:
@@ -575,8 +656,10 @@ class SinusoidalPage(Page):
         )
         self._table_zoom = self._table_detail.hook
         self._learned_zoom = self._learned_detail.hook
-        table = self.in_place(self._table_image, self._table_highlight())
-        clock = self.in_place(self._clock_face(), self._clock_hands).opts(
+        #: The d S4's marks were last shipped for (see _learned_drawn).
+        self._learned_marks_d = self.d
+        table = self.in_place(self._table_image, self._table_highlight(), direct=self._table_drawn)
+        clock = self.in_place(self._clock_face(), self._clock_hands, direct=self._clock_drawn).opts(
             hv.opts.Overlay(
                 xlim=(-1.25, 1.25),
                 ylim=(-1.25, 1.25),
@@ -585,10 +668,12 @@ class SinusoidalPage(Page):
                 **plot_opts(responsive=False, frame_width=290, frame_height=290, min_width=None),
             )
         )
-        similarity = self.in_place(self._similarity).opts(
+        similarity = self.in_place(self._similarity, direct=self._similarity_drawn).opts(
             hv.opts.Overlay(framewise=True, **plot_opts(height=340))
         )
-        learned = self.in_place(self._learned_image, self._learned_marks)
+        learned = self.in_place(
+            self._learned_image, self._learned_marks, direct=self._learned_drawn
+        )
         return {
             "table": Figure(
                 title="S1 · The code table",
