@@ -918,9 +918,7 @@ class AlibiPage(Page):
     @param.depends("heads", "max_distance", "trained_len", "distance")
     def _decay_drawn(self) -> Drawn:
         # The selected head's layers are the head choice's: shipped again only
-        # when what they are drawn from changed.
-        key = (self.heads, self.max_distance)
-        changed, self._decay_shipped = key != self._decay_shipped, key
+        # when what they are drawn from changed (not for a mark's move).
         roles = ("decay", "half_life", "half_life_text")
         delta = self._distances()
         half = float(self._half_life_rows(np.asarray([self.head]), text=False)["x"][0])
@@ -930,7 +928,7 @@ class AlibiPage(Page):
             # HoloViews takes them from the data (a curve is not padded along x; on a
             # log axis the ends go through log10).
             x_range=padded(float(delta[0]), max(float(delta[-1]), half), log=True, padding=0),
-            refresh=[(self._head, roles)] if changed else [],
+            refresh=[(self._head, roles, (self.heads, self.max_distance))],
         )
 
     @param.depends("trained_len", "distance", "max_distance")
@@ -1081,8 +1079,6 @@ class AlibiPage(Page):
             ("head", "row"), lambda: self.head * _ROW_STRIDE + self.row, strides=(_ROW_STRIDE, 1)
         )
         self.choices = {"head": self._head, "row": self._row, "head, row": self._pair}
-        #: The (H, Δ_max) A4's selected head was last shipped for (see _decay_drawn).
-        self._decay_shipped = (self.heads, self.max_distance)
         slopes = self.in_place(
             self._slope_points, self._slope_selected, direct=self._slopes_drawn
         ).opts(

@@ -10,9 +10,10 @@ A page subclass declares
   ``d`` even) as a pure function of a values dict, and :meth:`Page.dynamic_bounds`:
   the bounds that follow from other values;
 - :meth:`Page._build_figures`: its figures by name (each plot built once and
-  updated in place: ``self.in_place(self._plot)`` makes a figure's
-  ``DynamicMap`` from ``param.depends`` methods, see :mod:`app.inplace`), and
-  :meth:`Page._build_quick_check`.
+  updated in place: ``self.in_place(self._plot, direct=self._drawn)`` makes a
+  figure's ``DynamicMap`` from ``param.depends`` methods, and a change sends
+  the columns ``_drawn`` states without building elements; see
+  :mod:`app.inplace`), and :meth:`Page._build_quick_check`.
 
 The shell (``main.py``) puts :meth:`controls` in the sidebar and :meth:`content`
 in the main area; ``page.__panel__()`` shows both, for use outside the shell.

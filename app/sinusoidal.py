@@ -494,7 +494,6 @@ class SinusoidalPage(Page):
         limit = self._learned_rows_drawn(step)[1]
         # The marks follow t, n and max_len (_refresh_marks) and are drawn for d:
         # shipped again here only when d changed.
-        changed, self._learned_marks_d = self.d != self._learned_marks_d, self.d
         marks = tuple(r for r in self._MARKS_OF_N if r.startswith("learned_"))
         return Drawn(
             sources=[
@@ -506,7 +505,7 @@ class SinusoidalPage(Page):
             ],
             x_range=(-0.5, self.d - 0.5),
             y_range=(-0.5, top - 0.5),
-            refresh=[(self._t, marks)] if changed else [],
+            refresh=[(self._t, marks, self.d)],
         )
 
     @param.depends("max_len", "d", "n")
@@ -656,8 +655,6 @@ class SinusoidalPage(Page):
         )
         self._table_zoom = self._table_detail.hook
         self._learned_zoom = self._learned_detail.hook
-        #: The d S4's marks were last shipped for (see _learned_drawn).
-        self._learned_marks_d = self.d
         table = self.in_place(self._table_image, self._table_highlight(), direct=self._table_drawn)
         clock = self.in_place(self._clock_face(), self._clock_hands, direct=self._clock_drawn).opts(
             hv.opts.Overlay(
