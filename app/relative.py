@@ -19,6 +19,8 @@ import numpy as np
 import panel as pn
 import param
 from bokeh.models import CustomJSHover
+from holoviews.operation.element import interpolate_curve
+from holoviews.plotting.util import process_cmap
 
 from positional_core.attention import order_similarity
 from positional_core.presets import model_config
@@ -33,6 +35,7 @@ from positional_core.relative import (
 )
 
 from .choice import KEY, BrowserChoice
+from .inplace import Drawn, Layer, memoized
 from .look import (
     HIGHLIGHT,
     OKABE_ITO,
@@ -69,6 +72,8 @@ _REGION_COLORS = {
     "future": OKABE_ITO["purple"],
 }
 _MASKED = "rgba(140, 140, 140, 0.55)"
+#: T2's colours: one per clipped offset.
+_SHAW_CMAP = "PuOr_r"
 
 _OFFSET = hv.Dimension("offset", label="offset j − i (key − query, positions)")
 _KEY = hv.Dimension("key", label="key position j")
@@ -286,9 +291,8 @@ class RelativePage(Page):
         """Top of the step chart: room above the last bucket for the labels."""
         return self.num_buckets * 1.3
 
-    @param.depends("num_buckets", "max_distance", "mode", "offset_range")
-    def _region_spans(self) -> hv.Rectangles:
-        """The exact, logarithmic and shared regions as shaded bands (one element)."""
+    def _region_rows(self) -> list[tuple[float, float, float, float, str]]:
+        """The exact, logarithmic and shared regions as bands: (x0, y0, x1, y1, region)."""
         reg = self._regions()
         top = self.offset_range
         e, s = reg.exact_end, reg.last_bucket_start
@@ -308,8 +312,101 @@ class RelativePage(Page):
             x0, x1 = max(x0, -top - 0.5), min(x1, top + 0.5)
             if x1 > x0:
                 rows.append((x0, -0.5, x1, self._y_top(), region))
+        return rows
+
+    def _step_points(self) -> dict[str, np.ndarray]:
+        """Every offset shown, its bucket and its region (the step chart's points)."""
+        offsets = np.arange(-self.offset_range, self.offset_range + 1)
+        buckets = t5_relative_bucket(offsets, **self._t5())
+        reg = self._regions()
+        distance = np.abs(offsets)
+        region = np.where(
+            distance < reg.exact_end,
+            "exact",
+            np.where(distance < reg.last_bucket_start, "logarithmic", "shared (last bucket)"),
+        )
+        if not self.bidirectional:
+            region = np.where(offsets > 0, "future: bucket 0 (masked)", region)
+        return {"offset": offsets, "bucket": buckets, "at": offsets, "region": region}
+
+    def _marks(self) -> dict[str, Any]:
+        """Where the last bucket starts (solid) and max_distance (dashed), and their labels.
+
+        Always the same four layers (some empty), so the figure keeps its
+        structure from one change to the next.
+        """
+        reg = self._regions()
+        top, s, md = self.offset_range, reg.last_bucket_start, reg.max_distance
+        signs = (-1, 1) if self.bidirectional else (-1,)
+        side = signs[-1]
+        y_low, y_high = -0.5, self._y_top()
+        starts = [(sign * (s - 0.5), y_low, sign * (s - 0.5), y_high) for sign in signs]
+        # The dashed line stops under the labels, which sit above the last bucket.
+        limits = [(sign * md, y_low, sign * md, self.num_buckets - 0.5) for sign in signs]
+        # Short labels; the readout and the caption say the rest. Beside its
+        # line, on the side with room.
+        start_text = f" {'≥ ' if side > 0 else '≤ −'}{s:,}: \n one bucket "
+        start_row = (side * (s - 0.5), self.num_buckets * 1.15, start_text)
+        limit_row = (side * md, self.num_buckets * 0.06, " max_distance ")
+        return {
+            "starts": [row for row in starts if abs(row[0]) <= top],
+            "limits": [row for row in limits if abs(row[0]) <= top],
+            "start_label": start_row if s - 0.5 <= top else None,
+            "start_align": "left" if (side > 0) == (top - s > 0.3 * top) else "right",
+            "limit_label": limit_row if md <= top else None,
+            "limit_align": "left" if (side > 0) == (top - md > 0.5 * top) else "right",
+        }
+
+    @memoized
+    @param.depends("num_buckets", "max_distance", "mode", "offset_range")
+    def _buckets_drawn(self) -> Drawn:
+        """T1a as Bokeh draws it (see :meth:`_bucket_chart`)."""
+        spans = self._region_rows()
+        points = self._step_points()
+        # Drawn as steps (``interpolation="steps-mid"``): HoloViews' own points.
+        offsets, (buckets, at, region) = interpolate_curve.pts_to_midstep(
+            points["offset"], [points["bucket"], points["at"], points["region"]]
+        )
+        marks = self._marks()
+
+        def segments(rows: list[tuple[float, ...]]) -> dict[str, np.ndarray]:
+            table = np.asarray(rows, dtype=float).reshape(-1, 4)
+            return {"x0": table[:, 0], "x1": table[:, 2], "y0": table[:, 1], "y1": table[:, 3]}
+
+        def label(row: tuple[float, float, str] | None, align: str) -> Layer:
+            rows = [row] if row else []
+            columns = {
+                "offset": np.array([r[0] for r in rows], dtype=float),
+                "bucket": np.array([r[1] for r in rows], dtype=float),
+                "text": np.array([r[2] for r in rows], dtype=object),
+            }
+            return Layer(columns, {"glyph": {"text_align": align}})
+
+        top = self.offset_range
+        return Drawn(
+            sources=[
+                {
+                    "left": np.array([r[0] for r in spans]),
+                    "right": np.array([r[2] for r in spans]),
+                    "bottom": np.array([r[1] for r in spans]),
+                    "top": np.array([r[3] for r in spans]),
+                    "color": np.array([r[4] for r in spans]),
+                },
+                {"offset": offsets, "bucket": buckets, "at": at, "region": region},
+                segments(marks["starts"]),
+                segments(marks["limits"]),
+                label(marks["start_label"], marks["start_align"]),
+                label(marks["limit_label"], marks["limit_align"]),
+            ],
+            x_range=(-top - 0.5, top + 0.5),
+            y_range=(-0.5, self._y_top()),
+        )
+
+    @param.depends("num_buckets", "max_distance", "mode", "offset_range")
+    def _region_spans(self) -> hv.Rectangles:
+        """The exact, logarithmic and shared regions as shaded bands (one element)."""
         return self.style(
-            hv.Rectangles(rows, vdims=["region"]),
+            hv.Rectangles(self._region_rows(), vdims=["region"]),
             "region_spans",
             color="region",
             cmap=_REGION_COLORS,
@@ -322,21 +419,10 @@ class RelativePage(Page):
 
     @param.depends("num_buckets", "max_distance", "mode", "offset_range")
     def _steps(self) -> hv.Curve:
-        offsets = np.arange(-self.offset_range, self.offset_range + 1)
-        buckets = t5_relative_bucket(offsets, **self._t5())
-        reg = self._regions()
-        distance = np.abs(offsets)
-        region = np.where(
-            distance < reg.exact_end,
-            "exact",
-            np.where(distance < reg.last_bucket_start, "logarithmic", "shared (last bucket)"),
-        )
-        if not self.bidirectional:
-            region = np.where(offsets > 0, "future: bucket 0 (masked)", region)
-        data = {"offset": offsets, "bucket": buckets, "at": offsets, "region": region}
+        drawn = self._buckets_drawn()
         return self.style(
             hv.Curve(
-                data,
+                self._step_points(),
                 kdims=[_OFFSET],
                 vdims=[hv.Dimension("bucket", label="bucket index"), "at", "region"],
             ),
@@ -354,33 +440,19 @@ class RelativePage(Page):
             # A step is drawn between half-integers; "prev" reports the vertex that
             # starts the step under the mouse, which carries that offset's values.
             hooks=[_prev_line_policy],
-            ylim=(-0.5, self._y_top()),
-            xlim=(-self.offset_range - 0.5, self.offset_range + 0.5),
+            ylim=drawn.y_range,
+            xlim=drawn.x_range,
             framewise=True,
         )
 
     @param.depends("num_buckets", "max_distance", "mode", "offset_range")
     def _step_marks(self) -> hv.Overlay:
-        """Where the last bucket starts (solid) and max_distance (dashed), labelled.
-
-        Always the same four elements (some may be empty), so the overlay keeps
-        its structure from one update to the next.
-        """
-        reg = self._regions()
-        top, s, md = self.offset_range, reg.last_bucket_start, reg.max_distance
-        signs = (-1, 1) if self.bidirectional else (-1,)
-        side = signs[-1]
-        y_low, y_high = -0.5, self._y_top()
-        starts = [(sign * (s - 0.5), y_low, sign * (s - 0.5), y_high) for sign in signs]
-        # The dashed line stops under the labels, which sit above the last bucket.
-        limits = [(sign * md, y_low, sign * md, self.num_buckets - 0.5) for sign in signs]
-        starts = [row for row in starts if abs(row[0]) <= top]
-        limits = [row for row in limits if abs(row[0]) <= top]
+        """Where the last bucket starts (solid) and max_distance (dashed), labelled."""
+        marks = self._marks()
         kdims = [_OFFSET, hv.Dimension("bucket", label="bucket index")]
 
-        def label(row: tuple[float, float, str] | None, room: bool, color: str, group: str):
-            # Beside its line, on the side with room; in the colour of its line.
-            align = "left" if (side > 0) == room else "right"
+        def label(row: tuple[float, float, str] | None, align: str, color: str, group: str):
+            # In the colour of its line.
             return self.style(
                 hv.Labels([row] if row else [], kdims, "text", group=group),
                 "step_marks label",
@@ -390,21 +462,17 @@ class RelativePage(Page):
                 tools=[],
             )
 
-        # Short labels; the readout and the caption say the rest.
-        start_text = f" {'≥ ' if side > 0 else '≤ −'}{s:,}: \n one bucket "
-        start_row = (side * (s - 0.5), self.num_buckets * 1.15, start_text)
-        limit_row = (side * md, self.num_buckets * 0.06, " max_distance ")
         return hv.Overlay(
             [
                 self.style(
-                    hv.Segments(starts, kdims=["x0", "y0", "x1", "y1"], group="Starts"),
+                    hv.Segments(marks["starts"], kdims=["x0", "y0", "x1", "y1"], group="Starts"),
                     "step_marks starts",
                     color=WARNING,
                     line_width=2,
                     tools=[],
                 ),
                 self.style(
-                    hv.Segments(limits, kdims=["x0", "y0", "x1", "y1"], group="Limits"),
+                    hv.Segments(marks["limits"], kdims=["x0", "y0", "x1", "y1"], group="Limits"),
                     "step_marks limits",
                     color=self._ink,
                     line_dash="dashed",
@@ -412,14 +480,9 @@ class RelativePage(Page):
                     tools=[],
                 ),
                 label(
-                    start_row if s - 0.5 <= top else None,
-                    top - s > 0.3 * top,
-                    warning_text_color(),
-                    "StartLabel",
+                    marks["start_label"], marks["start_align"], warning_text_color(), "StartLabel"
                 ),
-                label(
-                    limit_row if md <= top else None, top - md > 0.5 * top, self._ink, "LimitLabel"
-                ),
+                label(marks["limit_label"], marks["limit_align"], self._ink, "LimitLabel"),
             ]
         )
 
@@ -570,20 +633,46 @@ class RelativePage(Page):
             framewise=True,
         )
 
-    @param.depends("mode", "bias_len")
-    def _bias_mask(self) -> hv.Polygons:
-        """Grey over the future keys of a decoder (the causal mask hides them)."""
+    def _mask_outline(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The grey polygon over a decoder's future keys; None with no mask."""
         n = self.bias_len
         if self.bidirectional or n < 2:
-            return self.style(
-                hv.Polygons([]), "bias_mask empty", color=_MASKED, line_alpha=0, tools=[]
-            )
+            return None
         # The staircase between column j = i and j = i + 1, row by row (drawing only).
         i = np.arange(n - 1)
         xs = np.repeat(i + 0.5, 2)
         ys = np.column_stack([i - 0.5, i + 0.5]).ravel()
         xs = np.concatenate([xs, [n - 0.5, n - 0.5]])
         ys = np.concatenate([ys, [n - 1.5, -0.5]])
+        return xs, ys
+
+    @param.depends("num_buckets", "max_distance", "mode", "heads", "bias_len")
+    def _matrix_drawn(self) -> Drawn:
+        """T1b: the image is the head choice's (its colour scale follows the head)."""
+        outline = self._mask_outline()
+        # As HoloViews draws polygons: one multi-polygon per polygon, one closed
+        # ring each.
+        mask: dict[str, list[Any]] = {"xs": [], "ys": []}
+        if outline is not None:
+            xs, ys = (np.append(v, v[0]) for v in outline)
+            mask = {"xs": [[[xs]]], "ys": [[[ys]]]}
+        edge = (-0.5, self.bias_len - 0.5)
+        return Drawn(
+            sources=[None, mask],
+            x_range=edge,
+            y_range=edge,
+            refresh=[(self._head, ("image",))],
+        )
+
+    @param.depends("mode", "bias_len")
+    def _bias_mask(self) -> hv.Polygons:
+        """Grey over the future keys of a decoder (the causal mask hides them)."""
+        outline = self._mask_outline()
+        if outline is None:
+            return self.style(
+                hv.Polygons([]), "bias_mask empty", color=_MASKED, line_alpha=0, tools=[]
+            )
+        xs, ys = outline
         return self.style(
             hv.Polygons([{"x": xs, "y": ys}]), "bias_mask", color=_MASKED, line_alpha=0, tools=[]
         )
@@ -615,21 +704,51 @@ class RelativePage(Page):
         )
 
     # ----------------------------------------------------------- T2 Shaw
+    @memoized
+    @param.depends("clip_k", "shaw_len")
+    def _shaw_drawn(self) -> Drawn:
+        """T2 as Bokeh draws it (see :meth:`_shaw_chart`)."""
+        n, k = self.shaw_len, self.clip_k
+        clipped = shaw_clipped_distance(n, n, k).astype(np.float32)
+        index = shaw_relative_index(n, n, k).astype(np.int32)
+        limit = max(k, 1)
+        paths = self._shaw_paths()
+        image = {
+            "image": [clipped],
+            "index": [index],
+            "x": [-0.5],
+            "y": [-0.5],
+            "dw": [float(n)],
+            "dh": [float(n)],
+        }
+        # One colour per clipped offset −k … k, as HoloViews samples the map.
+        scale = {
+            "palette": process_cmap(_SHAW_CMAP, 2 * limit + 1, categorical=False),
+            "low": -limit - 0.5,
+            "high": limit + 0.5,
+        }
+        lines = {"xs": [p["key"] for p in paths], "ys": [p["query"] for p in paths]}
+        edge = (-0.5, n - 0.5)
+        return Drawn(
+            sources=[Layer(image, {"color_mapper": scale}), lines, lines],
+            x_range=edge,
+            y_range=edge,
+        )
+
     @param.depends("clip_k", "shaw_len")
     def _shaw_image(self) -> hv.Image:
         n, k = self.shaw_len, self.clip_k
-        clipped = shaw_clipped_distance(n, n, k)
-        index = shaw_relative_index(n, n, k)
+        image = self._shaw_drawn().sources[0].columns
         t = np.arange(n)
         limit = max(k, 1)
         return self.style(
             hv.Image(
-                (t, t, clipped.astype(np.float32), index.astype(np.int32)),
+                (t, t, image["image"][0], image["index"][0]),
                 kdims=[_KEY, _QUERY],
                 vdims=[hv.Dimension("clipped", label="clipped offset clip(j − i, −k, k)"), "index"],
             ),
             "shaw_image",
-            cmap="PuOr_r",
+            cmap=_SHAW_CMAP,
             clim=(-limit - 0.5, limit + 0.5),
             color_levels=2 * limit + 1,
             colorbar=True,
@@ -646,6 +765,17 @@ class RelativePage(Page):
             framewise=True,
         )
 
+    def _shaw_paths(self) -> list[dict[str, np.ndarray]]:
+        """The two staircases past which offsets are clipped (none when nothing is)."""
+        n, k = self.shaw_len, self.clip_k
+        if not 1 <= k <= n - 1:
+            return []
+        rows = np.arange(n - k)
+        # Drawing only: the boundary left of column j = i + k in each row i.
+        xs = np.repeat(rows + k - 0.5, 2)
+        ys = np.column_stack([rows - 0.5, rows + 0.5]).ravel()
+        return [{"key": xs, "query": ys}, {"key": ys, "query": xs}]
+
     @param.depends("clip_k", "shaw_len")
     def _shaw_marks(self) -> hv.Overlay:
         """Staircases between offsets ±(k − 1) and ±k: past them, one shared vector.
@@ -653,14 +783,7 @@ class RelativePage(Page):
         Always two elements (a dark line under a white core; empty when nothing is
         clipped), so the overlay keeps its structure from one update to the next.
         """
-        n, k = self.shaw_len, self.clip_k
-        paths = []
-        if 1 <= k <= n - 1:
-            rows = np.arange(n - k)
-            # Drawing only: the boundary left of column j = i + k in each row i.
-            xs = np.repeat(rows + k - 0.5, 2)
-            ys = np.column_stack([rows - 0.5, rows + 0.5]).ravel()
-            paths = [{"key": xs, "query": ys}, {"key": ys, "query": xs}]
+        paths = self._shaw_paths()
         kdims = [_KEY, _QUERY]
         return self.style(
             hv.Path(paths, kdims=kdims, group="Halo"),
@@ -707,11 +830,32 @@ class RelativePage(Page):
         )
 
     # ----------------------------------------------------------- T3 NoPE
+    @memoized
     @param.depends("nope_len")
-    def _nope_plot(self) -> hv.Overlay:
+    def _nope_drawn(self) -> Drawn:
         weights = nope_row_weight(self.nope_len)
         i = np.arange(self.nope_len)
-        data = {"i": i, "weight": weights, "keys": i + 1}
+        # Without the mask every query sees all T keys: 1/T in every row. The same
+        # number is the core's weight of the last causal row.
+        flat = float(weights[-1])
+        return Drawn(
+            sources=[
+                {"i": np.array([0, self.nope_len - 1]), "weight": np.array([flat, flat])},
+                {"i": i, "weight": weights},
+                Layer(
+                    {"i": i, "weight": weights, "keys": i + 1},
+                    {"glyph": {"size": 6 if self.nope_len <= 64 else 3}},
+                ),
+            ],
+            x_range=(-0.5, self.nope_len - 0.5),
+            y_range=(0, 1.08),
+        )
+
+    @param.depends("nope_len")
+    def _nope_plot(self) -> hv.Overlay:
+        drawn = self._nope_drawn()
+        flat, _causal, points = drawn.sources
+        data = points.columns
         kdim = hv.Dimension("i", label="query position i")
         vdim = hv.Dimension("weight", label="weight on each visible key")
         curve = self.style(
@@ -725,7 +869,7 @@ class RelativePage(Page):
             hv.Scatter(data, kdim, [vdim, "keys"]),
             "nope_plot points",
             color=OKABE_ITO["green"],
-            size=6 if self.nope_len <= 64 else 3,
+            size=points.models["glyph"]["size"],
             tools=["hover"],
             hover_tooltips=[
                 ("query i", "@i"),
@@ -733,12 +877,9 @@ class RelativePage(Page):
                 ("weight on each", "@weight{0.000000}"),
             ],
         )
-        # Without the mask every query sees all T keys: 1/T in every row. The same
-        # number is the core's weight of the last causal row.
-        flat = float(weights[-1])
         line = self.style(
             hv.Curve(
-                {"i": [0, self.nope_len - 1], "weight": [flat, flat]},
+                flat,
                 kdim,
                 vdim,
                 # A fixed label (the value is in the readout): a layer whose label
@@ -757,8 +898,8 @@ class RelativePage(Page):
             "nope_plot",
             legend_position="top_right",
             show_legend=True,
-            ylim=(0, 1.08),
-            xlim=(-0.5, self.nope_len - 0.5),
+            ylim=drawn.y_range,
+            xlim=drawn.x_range,
         )
 
     @param.depends("nope_len")
@@ -855,7 +996,7 @@ class RelativePage(Page):
         #: T1b's head, selected in the browser.
         self._head = BrowserChoice("head", lambda: self.head)
         self.choices = {"head": self._head}
-        steps = self.in_place(self._bucket_chart).opts(
+        steps = self.in_place(self._bucket_chart, direct=self._buckets_drawn).opts(
             hv.opts.Overlay(
                 framewise=True,
                 xlabel=_OFFSET.label,
@@ -863,11 +1004,13 @@ class RelativePage(Page):
                 **plot_opts(height=320),
             )
         )
-        matrix = self.in_place(self._bias_image, self._bias_mask).opts(
+        matrix = self.in_place(self._bias_image, self._bias_mask, direct=self._matrix_drawn).opts(
             hv.opts.Overlay(**plot_opts(height=340))
         )
-        shaw = self.in_place(self._shaw_chart).opts(hv.opts.Overlay(**plot_opts(height=340)))
-        nope = self.in_place(self._nope_plot).opts(
+        shaw = self.in_place(self._shaw_chart, direct=self._shaw_drawn).opts(
+            hv.opts.Overlay(**plot_opts(height=340))
+        )
+        nope = self.in_place(self._nope_plot, direct=self._nope_drawn).opts(
             hv.opts.Overlay(framewise=True, **plot_opts(height=300))
         )
         return {

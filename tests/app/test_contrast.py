@@ -194,7 +194,8 @@ def _hue_family(color: str) -> str:
 def _cmap_names() -> set[str]:
     names = {CODE_CMAP}
     for source in _app_sources().values():
-        names |= set(re.findall(r'cmap\s*=\s*["\']([A-Za-z0-9_]+)["\']', source))
+        # ``cmap="…"`` and module constants such as ``_SHAW_CMAP = "…"``.
+        names |= set(re.findall(r'(?:cmap|_CMAP)\s*=\s*["\']([A-Za-z0-9_]+)["\']', source))
     return names
 
 
