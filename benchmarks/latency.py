@@ -81,21 +81,22 @@ NAIVE_GOAL = 4.0
 APPS = ("app", "benchmarks/naive_app.py", "benchmarks/floor_app.py")
 
 #: Controls that only select among data already computed (highlighted position,
-#: clock hands, selected head / row / pair): p95 ≤ 20 ms. Everything else is
-#: "compute". ``UNCERTAIN`` lists the ones whose figures today still recompute
-#: something small on the server (the lead decides).
+#: clock hands, selected head / row / pair): p95 ≤ 20 ms; the browser draws
+#: them from candidates shipped with the figures (app/choice.py). Everything
+#: else is "compute". RoPE's R1 controls (m, n, θ, the two contents) are
+#: compute controls: each value turns the pair by a new angle and scores it in
+#: the core, and the arc between the two arrows depends on m, n and θ together,
+#: so there is no finite set of computed rows to select among (θ and the
+#: contents are continuous) and the browser may not do the math itself.
 SELECT: dict[str, set[str]] = {
     "sinusoidal": {"t"},
-    "rope": {"m", "n", "theta", "q_angle", "q_len", "k_angle", "k_len", "pair"},
+    "rope": {"pair"},
     "extension": {"pair"},
     "alibi": {"head", "row"},
     "relative": {"head"},
 }
-UNCERTAIN: dict[str, set[str]] = {
-    # Sinusoidal t, ALiBi head/row, RoPE pair and Relative head are selected in
-    # the browser (app/choice.py). These still go to the server:
-    "rope": {"theta", "q_len", "k_len"},  # R1 redraws the pair's vectors and arcs
-}
+#: Controls whose kind is in doubt (printed as a note): none since 2026-12-03.
+UNCERTAIN: dict[str, set[str]] = {}
 
 #: Size controls set to their upper bounds for the "largest" pass.
 SIZES: dict[str, tuple[str, ...]] = {
