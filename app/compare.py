@@ -101,6 +101,8 @@ _FIGURE_OPTS: dict[str, dict[str, Any]] = {
 _SHORT_TICKS = {"learned", "alibi", "t5"}
 #: Points drawn per curve in the small figures (drawing only).
 _SAMPLES = 160
+#: C3's legend: the three RoPE methods, short.
+_C3_SHORT = {"none": "none", "interpolation": "interp.", "NTK-aware": "NTK"}
 #: C5's two curves: keys after the query, keys before it.
 _T5_SIDES = ((1, "key after the query", "#9A6700"), (-1, "key before it", OKABE_ITO["blue"]))
 
@@ -535,7 +537,6 @@ class ComparePage(Page):
             "inv": inv,
             "scale": scale,
             "methods": {"none": inv, "interpolation": linear, "NTK-aware": ntk},
-            "short": {"none": "none", "interpolation": "interp.", "NTK-aware": "NTK"},
             "counts": {
                 "none": int(out_of_band(inv, length, target).sum()),
                 "interpolation": int(out_of_band(inv, length, target, linear).sum()),
@@ -833,7 +834,6 @@ class ComparePage(Page):
         spans, _, *dots = drawn.sources
         colors = {"none": WARNING, "interpolation": OKABE_ITO["blue"], "NTK-aware": "#9A6700"}
         markers = {"none": "circle", "interpolation": "square", "NTK-aware": "triangle"}
-        short = {"none": "none", "interpolation": "interp.", "NTK-aware": "NTK"}
         # Named after the pair axis: Panel links the x axes of figures whose
         # dimensions share a name, and C4's span runs to L′.
         pair_dim = hv.Dimension("pair", label="pair i (0 = fastest)", range=drawn.x_range)
@@ -862,7 +862,7 @@ class ComparePage(Page):
                         data,
                         kdims=[pair_dim],
                         vdims=[excess_dim, "out", "method"],
-                        label=short[method],
+                        label=_C3_SHORT[method],
                     ),
                     f"c3 {method}",
                     color=colors[method],

@@ -242,6 +242,26 @@ def _changed_columns(drawn: Any, data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _source_changes(source: Any, data: dict[str, Any]) -> list[tuple[Any, Callable[[], None]]]:
+    """The change that draws ``data`` into ``source``, as HoloViews' ``_update_datasource``.
+
+    Columns the frame does not draw stay when they keep their length (else the
+    whole data is replaced: Bokeh refuses columns of unequal lengths); only the
+    columns that changed are sent. For :func:`per_document`.
+    """
+    if cds_column_replace(source, data):
+        return [(source, lambda: setattr(source, "data", data))]
+    columns = _changed_columns(source.data, data)
+    if not columns:
+        return []
+
+    def update() -> None:
+        with validate(False):
+            source.data.update(columns)
+
+    return [(source, update)]
+
+
 def _figure_options(plot: Any, element: Any) -> dict[str, Any]:
     """The plot options of a figure's frame, as HoloViews' update applies them."""
     options = dict(plot.lookup_options(element, "plot").options)
@@ -263,8 +283,9 @@ class InPlace:
         #: Counters for tests and the benchmark: frames patched / left to HoloViews.
         self.patched = 0
         self.fallbacks = 0
-        #: How many figures this object built.
+        #: How many figures this object built, and how many of them with ``direct``.
         self.figures = 0
+        self.direct_figures = 0
         #: Plots whose new frame was sent as the page's ``direct`` columns, and
         #: plots of a figure with ``direct`` whose frame did not fit (patched instead).
         self.direct = 0
@@ -353,6 +374,7 @@ class InPlace:
         self.figures += 1
         if direct is not None:
             self._direct[stream] = direct
+            self.direct_figures += 1
         return dmap
 
     def direct_of(self, plot: Any) -> Callable[[], Drawn] | None:
@@ -437,20 +459,9 @@ class InPlace:
             source = sub.handles.get("source")
             if source is None or set(source.data) != set(data):
                 return False
-            lengths = {len(column) for column in data.values()}
-            if len(lengths) > 1:
+            if len({len(column) for column in data.values()}) > 1:
                 return False
-            if lengths != {len(next(iter(source.data.values()), ()))}:
-                # Another length: the whole data at once (Bokeh refuses columns
-                # of unequal lengths).
-                changes.append((source, lambda s=source, d=dict(data): setattr(s, "data", d)))
-            elif columns := _changed_columns(source.data, data):
-
-                def update(s: Any = source, c: dict[str, Any] = columns) -> None:
-                    with validate(False):
-                        s.data.update(c)
-
-                changes.append((source, update))
+            changes += _source_changes(source, dict(data))
         figure = plot.state
         axes = [
             (figure.x_range, drawn.x_range, plot.invert_xaxis, plot.logx),
@@ -566,18 +577,7 @@ class InPlace:
             sub.prev_frame, sub.current_frame = sub.current_frame, el
             sub.current_ranges = el_ranges
             sub.handles["previous_id"] = el._plot_id
-            # As HoloViews' _update_datasource: columns the frame does not draw
-            # stay when they keep their length; only what changed is sent.
-            data = sub._postprocess_data(data)
-            if cds_column_replace(source, data):
-                changes.append((source, lambda s=source, d=data: setattr(s, "data", d)))
-            elif columns := _changed_columns(source.data, data):
-
-                def update(s: Any = source, c: dict[str, Any] = columns) -> None:
-                    with validate(False):
-                        s.data.update(c)
-
-                changes.append((source, update))
+            changes += _source_changes(source, sub._postprocess_data(data))
 
         axes = ranges if overlay else plot.current_ranges
 

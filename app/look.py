@@ -164,6 +164,11 @@ def hands_palette(n: int) -> list[str]:
     return linear_gradient(OKABE_ITO["vermillion"], OKABE_ITO["blue"], n)
 
 
+def hands_scale(n: int) -> dict[str, Any]:
+    """The colour scale of ``n`` pairs, fast to slow: a colour mapper's palette, low and high."""
+    return {"palette": hands_palette(n), "low": 0, "high": max(n - 1, 1)}
+
+
 def plot_opts(**overrides: Any) -> dict[str, Any]:
     """Options every HoloViews plot of the app shares (pass through ``.opts(**...)``).
 

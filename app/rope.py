@@ -61,7 +61,7 @@ from .look import (
     Figure,
     QuickCheck,
     formula_pane,
-    hands_palette,
+    hands_scale,
     ink_on,
     legend_outside,
     notice_pane,
@@ -931,8 +931,7 @@ class RopePage(Page):
 
     def _pair_colors(self) -> dict[str, Any]:
         """The colour scale of the pairs, fast (vermillion) to slow (blue): its palette and ends."""
-        half = self.d // 2
-        return {"palette": hands_palette(max(half, 2)), "low": 0, "high": max(half - 1, 1)}
+        return hands_scale(max(self.d // 2, 2))
 
     @memoized
     @param.depends("d", "base", "max_distance")
@@ -1198,7 +1197,7 @@ class RopePage(Page):
                     boxes["layout"].append(layout)
                     boxes["partner"].append(int(partner))
                     boxes["alpha"].append(faded)
-        colors = {"palette": hands_palette(max(half, 2)), "low": 0, "high": max(half - 1, 1)}
+        colors = hands_scale(max(half, 2))
         # Each number in black or white, whichever reads on its square (the
         # squares run from vermillion to blue, and the other layout's are faded).
         background = plot_background()

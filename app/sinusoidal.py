@@ -42,7 +42,7 @@ from .look import (
     Figure,
     QuickCheck,
     escape_text,
-    hands_palette,
+    hands_scale,
     legend_outside,
     plot_opts,
     warning_text_color,
@@ -287,10 +287,6 @@ class SinusoidalPage(Page):
             "line_width": width,
         }
 
-    def _hand_colors(self) -> dict[str, Any]:
-        pairs = self.d // 2
-        return {"palette": hands_palette(pairs), "low": 0, "high": max(pairs - 1, 1)}
-
     @param.depends("d", "base")
     def _clock_drawn(self) -> Drawn | None:
         """S2: the hands are the t choice's; their colour scale follows d."""
@@ -299,13 +295,18 @@ class SinusoidalPage(Page):
             # through the scale and the column: the elements' way.
             return None
         return Drawn(
-            sources=[None, None, None, Layer(models={"color_color_mapper": self._hand_colors()})],
+            sources=[
+                None,
+                None,
+                None,
+                Layer(models={"color_color_mapper": hands_scale(self.d // 2)}),
+            ],
             refresh=[(self._t, ("hands",))],
         )
 
     @param.depends("d", "base")
     def _clock_hands(self) -> hv.Segments:
-        pairs = self.d // 2
+        scale = hands_scale(self.d // 2)
         return self.style(
             self._t.element(
                 "hands",
@@ -325,8 +326,8 @@ class SinusoidalPage(Page):
             ),
             "clock_hands",
             color="pair",
-            cmap=self._hand_colors()["palette"],
-            clim=(0, max(pairs - 1, 1)),
+            cmap=scale["palette"],
+            clim=(scale["low"], scale["high"]),
             line_width="width",
             colorbar=True,
             tools=["hover"],
@@ -486,6 +487,7 @@ class SinusoidalPage(Page):
             rows[inside] = table[positions[inside]]
         return rows
 
+    @memoized
     @param.depends("max_len", "d", "n")
     def _learned_drawn(self) -> Drawn:
         top = max(self.n, self.max_len)
@@ -510,10 +512,11 @@ class SinusoidalPage(Page):
 
     @param.depends("max_len", "d", "n")
     def _learned_image(self) -> hv.Image:
-        top = max(self.n, self.max_len)
-        step = image_row_step(top, self.d)
-        rows = self._learned_part(0, top, step)
-        limit = self._learned_rows_drawn(step)[1]
+        drawn = self._learned_drawn()
+        image = drawn.sources[0]
+        rows = image.columns["image"][0]
+        step = image_row_step(max(self.n, self.max_len), self.d)
+        high = image.models["color_mapper"]["high"]
         return self.style(
             hv.Image(
                 (np.arange(self.d), row_centers(len(rows), step), rows),
@@ -522,7 +525,7 @@ class SinusoidalPage(Page):
             ),
             "learned_image",
             cmap=CODE_CMAP,
-            clim=(-limit, limit),
+            clim=(-high, high),
             clipping_colors={"NaN": NO_ROW},
             colorbar=True,
             invert_yaxis=True,
@@ -534,7 +537,7 @@ class SinusoidalPage(Page):
                 ("value (NaN = no row)", "@image{0.000}"),
             ],
             hover_formatters={"$y": drawn_row_hover()},
-            ylim=(-0.5, top - 0.5),
+            ylim=drawn.y_range,
             hooks=[self._learned_zoom],
             **plot_opts(height=340),
         )

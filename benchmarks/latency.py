@@ -95,8 +95,6 @@ SELECT: dict[str, set[str]] = {
     "alibi": {"head", "row"},
     "relative": {"head"},
 }
-#: Controls whose kind is in doubt (printed as a note): none since 2026-12-03.
-UNCERTAIN: dict[str, set[str]] = {}
 
 #: Size controls set to their upper bounds for the "largest" pass.
 SIZES: dict[str, tuple[str, ...]] = {
@@ -406,11 +404,7 @@ def measure_control(
     kinds = [s.kind for s in taken]
     p50_b, p95_b = budget(slug, name, size)
     kind = kind or ("select" if name in select_controls(slug) else "compute")
-    note = ""
-    if slug in UNCERTAIN and name in UNCERTAIN[slug]:
-        note = "select? (uncertain)"
-    if not lat:
-        note = (note + "; " if note else "") + "no paint, no patch"
+    note = "" if lat else "no paint, no patch"
     return Row(
         page=slug,
         control=name,
@@ -706,7 +700,6 @@ def run(
                 "check_factor": CHECK_FACTOR,
             },
             "select": {k: sorted(v) for k, v in SELECT.items()},
-            "uncertain": {k: sorted(v) for k, v in UNCERTAIN.items()},
         },
         "rows": [asdict(r) for r in rows],
         "loads": loads,

@@ -442,12 +442,7 @@ def _direct_plots(root, page) -> list:
 
 
 #: The pages with figures drawn from the page's own columns (``direct=``).
-def _has_direct(slug: str) -> bool:
-    page = PAGES[slug]()
-    return bool(_direct_plots(_rendered(page)[0], page))
-
-
-DIRECT = [slug for slug in IN_PLACE if _has_direct(slug)]
+DIRECT = [slug for slug in IN_PLACE if PAGES[slug]().in_place.direct_figures]
 
 
 def test_direct_pages_are_found():
