@@ -22,13 +22,13 @@ from typing import Any
 import panel as pn
 import param
 
-from .alibi import AlibiPage
 from .bokeh_defaults import keep_plain_defaults
 from .compare import ComparePage
 from .extension import ExtensionPage
 from .look import FONT_STACK, OKABE_ITO, notice_pane
 from .order import OrderPage
 from .page import Page, one_update, walk_the_graph_once
+from .pages.alibi import AlibiPage
 from .relative import RelativePage
 from .rope import RopePage
 from .sinusoidal import SinusoidalPage

@@ -34,9 +34,11 @@ import param
 from bokeh.model import Model
 from bokeh.model.util import visit_value_and_its_immediate_references
 
-from .choice import BrowserChoice
+from .chart import Chart, Drawing, choice_name
+from .choice import BrowserChoice, release_with_session
 from .inplace import InPlace
 from .look import Figure, QuickCheck, figure_card, notice_pane, quick_check_card, text_color
+from .selection import select_code
 from .styles import Styles
 from .urlstate import read_query
 
@@ -251,6 +253,8 @@ class Page(pn.viewable.Viewer):
     intro: ClassVar[str] = ""
     #: Widget type / throttling per parameter, for ``pn.Param``.
     widget_specs: ClassVar[dict[str, dict[str, Any]]] = {}
+    #: The page's figures, by name, in reading order (app/chart.py).
+    charts: ClassVar[dict[str, type[Chart]]] = {}
 
     notes = param.List(
         default=[],
@@ -270,6 +274,10 @@ class Page(pn.viewable.Viewer):
         self.param.watch(self._forget_notes, self.control_names())
         #: Controls whose figures the browser selects (set by ``_build_figures``).
         self.choices: dict[str, BrowserChoice] = {}
+        #: Each chart on this page, by name.
+        self.drawings: dict[str, Drawing] = {}
+        #: > 0 while the server handles a choice control moved in the browser.
+        self.choosing_in_browser = 0
         #: Builds figures redrawn in place: ``self.in_place(self._plot)`` (app/inplace.py).
         self.in_place = InPlace(self)
         #: Styles a figure's elements, sharing unchanged options between frames:
@@ -386,10 +394,43 @@ class Page(pn.viewable.Viewer):
 
     # ----------------------------------------------------------------- views
     def _build_figures(self) -> dict[str, Figure]:
-        raise NotImplementedError
+        """One figure per chart of :attr:`charts`."""
+        self.drawings = {name: Drawing(chart(), self) for name, chart in self.charts.items()}
+        return {name: self._figure(drawing) for name, drawing in self.drawings.items()}
 
-    def _build_quick_check(self) -> QuickCheck:
-        raise NotImplementedError
+    def _figure(self, drawing: Drawing) -> Figure:
+        chart = drawing.chart
+        readout = None
+        if chart.readout_depends is not None:
+            readout = pn.pane.HTML(
+                pn.bind(lambda *_: chart.readout(self), *chart.readout_depends_on(self)),
+                sizing_mode="stretch_width",
+                margin=(0, 10),
+            )
+        order = self.control_names()
+        return Figure(
+            title=chart.title,
+            plot=drawing.element(),
+            caption=chart.caption,
+            formula=chart.formula,
+            controls=tuple(n for n in order if n in chart.controls()),
+            readout=readout,
+            extras=tuple(chart.extras(self)),
+            linked_axes=False,
+        )
+
+    def _chart_choices(self) -> dict[tuple[str, ...], tuple[int, ...]]:
+        return {g: s for d in self.drawings.values() for g, s in d.chart.choices().items()}
+
+    def _build_quick_check(self) -> QuickCheck | None:
+        """The question of the first chart that asks one."""
+        for drawing in self.drawings.values():
+            chart = drawing.chart
+            if chart.question:
+                depends = [self.param[name] for name in chart.answer_depends]
+                answer = pn.bind(lambda *_, c=chart: c.answer(self), *depends)
+                return QuickCheck(question=chart.question, answer=answer)
+        return None
 
     @property
     def figures(self) -> dict[str, Figure]:
@@ -439,7 +480,40 @@ class Page(pn.viewable.Viewer):
                 named = dict(zip(choice.controls, group, strict=True))
                 for widget in group:
                     choice.link(widget, named)
+        for controls, strides in self._chart_choices().items():
+            found = [widgets.get(name, []) for name in controls]
+            for group in zip(*found, strict=False):
+                named = dict(zip(controls, group, strict=True))
+                for widget in group:
+                    self._select_in_browser(widget, controls, strides, named)
         return view
+
+    def _select_in_browser(
+        self, widget: Any, controls: tuple[str, ...], strides: tuple[int, ...], named: dict
+    ) -> None:
+        """Have ``widget`` select its choice group's rows in the browser (once per widget)."""
+        name = choice_name(self, controls)
+        linked = getattr(widget, "_pe_choices", set())
+        if name in linked:
+            return
+        widget.jscallback(value=select_code(name, controls, strides), args=named)
+        release_with_session(widget)
+        if not linked:
+            handle = widget._process_events
+            page = weakref.ref(self)
+
+            def from_browser(events: dict[str, Any]) -> None:
+                owner = page()
+                if owner is not None:
+                    owner.choosing_in_browser += 1
+                try:
+                    handle(events)
+                finally:
+                    if owner is not None:
+                        owner.choosing_in_browser -= 1
+
+            widget._process_events = from_browser
+        widget._pe_choices = linked | {name}
 
     def _extra_controls(self) -> list[Any]:
         """Anything the sidebar shows under the parameter widgets (buttons, notes)."""
@@ -470,7 +544,7 @@ class Page(pn.viewable.Viewer):
                 pn.pane.HTML(f"<p>{self.intro}</p>", sizing_mode="stretch_width", margin=(0, 10)),
                 notice_pane(self.param.notes, kind="warning", title="Some settings were changed:"),
                 self._arrange(cards),
-                quick_check_card(self._quick_check),
+                *([quick_check_card(self._quick_check)] if self._quick_check else []),
                 sizing_mode="stretch_width",
             )
             self._wire(self._content)

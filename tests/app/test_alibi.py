@@ -1,4 +1,4 @@
-"""ALiBi page: set parameters, assert on the plot data against the core."""
+"""ALiBi page: set parameters, assert on what each figure draws against the core."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ import numpy as np
 import panel as pn
 import pytest
 from bokeh.document.events import ColumnDataChangedEvent
-from bokeh.models import Image, Line, Quad, Scatter
+from bokeh.models import ColumnDataSource
+from panel.io.state import set_curdoc
 
-import app.alibi as alibi_module
-from app.alibi import ALIBI_PRESETS, AlibiPage
+from app.pages.alibi import ALIBI_PRESETS, AlibiPage
+from app.pages.alibi.page import form_notes
+from app.pages.alibi.slopes import slope_table
 from app.urlstate import page_query
 from positional_core.alibi import (
     alibi_half_lives,
@@ -23,81 +25,105 @@ from positional_core.alibi import (
 )
 from positional_core.attention import softmax
 
+from .drawn import rendered
+
 
 @pytest.fixture
 def page():
     return AlibiPage()
 
 
-def _image(plot, sources):
-    (src,) = sources(plot, Image)
-    return src, np.asarray(src.data["image"][0])
+def drawn(page, chart: str, mark: str) -> dict:
+    return page.drawings[chart].drawn(mark)
 
 
-def _bars(plot, sources) -> np.ndarray:
-    (src,) = sources(plot, Quad)
-    return np.asarray(src.data["weight"], dtype=float)
+def readout(page, chart: str) -> str:
+    return page.drawings[chart].chart.readout(page)
+
+
+def _image(page) -> np.ndarray:
+    return np.asarray(drawn(page, "matrix", "image")["image"][0])
+
+
+def _bars(page) -> np.ndarray:
+    return np.asarray(drawn(page, "weights", "bars")["weight"], dtype=float)
 
 
 # ----------------------------------------------------------------- A1 slopes
 @pytest.mark.parametrize("heads", [8, 12, 16, 112])
-def test_slope_points_are_the_core_slopes(page, render, sources, heads):
-    plot = render(page.figures["slopes"].plot)
+def test_slope_points_are_the_core_slopes(page, heads):
     page.heads = heads
-    src = next(s for s in sources(plot, Scatter) if "half_life" in s.data)
-    np.testing.assert_array_equal(src.data["slope"], alibi_slopes(heads))
-    np.testing.assert_array_equal(src.data["half_life"], alibi_half_lives(alibi_slopes(heads)))
+    own, extra = drawn(page, "slopes", "own"), drawn(page, "slopes", "extra")
+    h = np.concatenate([own["h"], extra["h"]])
+    slope = np.concatenate([own["slope"], extra["slope"]])[np.argsort(h)]
+    half = np.concatenate([own["half_life"], extra["half_life"]])[np.argsort(h)]
+    np.testing.assert_array_equal(slope, alibi_slopes(heads))
+    np.testing.assert_array_equal(half, alibi_half_lives(alibi_slopes(heads)))
+    # The orange points are the heads past the largest power of two.
+    power = alibi_slope_sources(heads)[0][0]
+    assert sorted(extra["h"]) == list(range(power + 1, heads + 1))
+
+
+def test_legend_names_the_two_sequences_and_hides_an_empty_one(page):
+    frame = page.drawings["slopes"].frame()
+    assert frame.labels == {"own": "8-head sequence", "extra": ""}
+    page.heads = 12
+    frame = page.drawings["slopes"].frame()
+    assert frame.labels == {"own": "8-head sequence", "extra": "every 2nd of 16"}
+
+
+def test_ring_marks_the_selected_head(page):
+    page.heads = 12
+    page.head = 10
+    ring = drawn(page, "slopes", "ring")
+    assert list(ring["h"]) == [10] and ring["slope"][0] == alibi_slopes(12)[9]
 
 
 def test_table_shows_slopes_half_lives_and_sources(page):
-    table = page._slope_table()
+    table = slope_table(8, 1)
     cells = re.findall(r"<td>([^<]*)</td>", table)
     assert "1/2" in cells and "1/256" in cells
     halves = [f"{h:,.1f}" for h in alibi_half_lives(alibi_slopes(8))]
     assert halves[0] == "1.4" and halves[-1] == "177.4"
     for half in halves:
         assert half in cells
-    page.heads = 12
-    table = page._slope_table()
+    table = slope_table(12, 1)
     assert table.count("<tr class=") == 12
     for power, place in alibi_slope_sources(12):
         assert f"{power} heads, place {place}" in table
     assert "16 heads, place 7" in table and "2<sup>−7/2</sup>" in table
-    assert "every other slope of the 16-head sequence" in page._sources_readout()
+    page.heads = 12
+    assert "every other slope of the 16-head sequence" in readout(page, "slopes")
 
 
-def test_selected_head_is_marked_in_the_table(page):
-    page.head = 3
-    table = page._slope_table()
+def test_selected_head_is_marked_in_the_table():
+    table = slope_table(8, 3)
     assert table.count(" selected") == 1
     assert '<tr class="own selected" data-head="3">' in table
 
 
 # ------------------------------------------------------------ A2 bias matrix
-def test_bias_image_is_the_core_matrix_with_future_cells_masked(page, render, sources):
+def test_bias_image_is_the_core_matrix_with_future_cells_masked(page):
     page.param.update(heads=8, head=2, seq_len=20)
-    plot = render(page.figures["matrix"].plot)
-    _, image = _image(plot, sources)
+    image = _image(page)
     expected = alibi_head_bias(alibi_slopes(8)[1], 20, causal=True, form="distance")
     future = np.triu(np.ones((20, 20), dtype=bool), k=1)
     assert np.array_equal(np.isnan(image), future)  # masked cells are exactly j > i
     np.testing.assert_array_equal(image[~future], expected[~future])
-    assert f"{future.sum():,} of 400 cells are future keys" in page._bias_readout()
+    assert f"{future.sum():,} of 400 cells are future keys" in readout(page, "matrix")
 
 
-def test_symmetric_matrix_has_no_masked_cell(page, render, sources):
-    plot = render(page.figures["matrix"].plot)
+def test_symmetric_matrix_has_no_masked_cell(page):
     page.mask = "symmetric"
-    _, image = _image(plot, sources)
+    image = _image(page)
     assert not np.isnan(image).any()
     np.testing.assert_array_equal(image, image.T)
 
 
-def test_column_form_changes_the_matrix(page, render, sources):
-    plot = render(page.figures["matrix"].plot)
-    _, before = _image(plot, sources)
+def test_column_form_changes_the_matrix(page):
+    before = _image(page)
     page.form = "column"
-    _, after = _image(plot, sources)
+    after = _image(page)
     expected = alibi_head_bias(alibi_slopes(8)[0], 16, causal=True, form="column")
     np.testing.assert_array_equal(
         np.nan_to_num(after, nan=-1), np.where(np.isinf(expected), -1, expected)
@@ -105,48 +131,35 @@ def test_column_form_changes_the_matrix(page, render, sources):
     assert not np.allclose(np.nan_to_num(before), np.nan_to_num(after))
 
 
-def test_moving_the_row_moves_the_outline_only(page, render, sources, document):
-    plot = render(page.figures["matrix"].plot)
-    document.add_root(plot.state)
-    src, image = _image(plot, sources)
+def test_colour_scale_follows_the_head(page):
+    page.heads = 8
+    for head in (1, 8):
+        page.head = head
+        limit = float(np.nanmax(np.abs(_image(page))))
+        chosen = page.drawings["matrix"].frame().marks["image"].chosen(head)
+        assert (chosen["__low"][0], chosen["__high"][0]) == (-limit, limit)
+
+
+def test_moving_the_row_moves_the_outline_only(page):
+    _root, doc = rendered(page)
+    (plot,) = page.drawings["matrix"].plots()
+    image = next(s for s in plot.state.select(type=ColumnDataSource) if "image" in s.data)
     events = []
-    document.on_change(events.append)
-    page.row = 3
-    assert not [e for e in events if isinstance(e, ColumnDataChangedEvent) and e.model is src]
-    assert _image(plot, sources)[1] is image
-
-
-def test_row_head_and_form_select_from_cached_data(page, monkeypatch):
-    calls = []
-    real = alibi_module.alibi_head_bias
-
-    def counting(*args, **kwargs):
-        calls.append((args, kwargs))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(alibi_module, "alibi_head_bias", counting)
-    page._matrices.clear()
-    page._weights_readout()  # computes both forms of head 1
-    first = len(calls)
-    assert first == 2
-    for row in range(16):
-        page.row = row
-        page._weights_readout()
-        page._weight_bars()
-    page.form = "column"
-    page.form = "distance"
-    page._bias_image()
-    assert len(calls) == first  # nothing recomputed
+    doc.on_change(events.append)
+    with set_curdoc(doc):
+        page.row = 3
+    assert not [e for e in events if isinstance(e, ColumnDataChangedEvent) and e.model is image]
+    outline = drawn(page, "matrix", "outline_outer")
+    assert list(outline["y0"]) == [2.5] and list(outline["y1"]) == [3.5]
 
 
 # ----------------------------------------------------------- A3 the weights
-def test_both_bias_forms_give_the_same_bars(page, render, sources):
+def test_both_bias_forms_give_the_same_bars(page):
     page.param.update(heads=12, seq_len=32)
     page.param.update(head=10, row=20)
-    plot = render(page.figures["weights"].plot)
-    distance = _bars(plot, sources)
+    distance = _bars(page)
     page.form = "column"
-    column = _bars(plot, sources)
+    column = _bars(page)
     np.testing.assert_allclose(column, distance, rtol=0, atol=1e-12)
     expected = softmax(alibi_head_bias(alibi_slopes(12)[9], 32)[20])
     np.testing.assert_allclose(column, expected, rtol=0, atol=1e-15)
@@ -157,14 +170,21 @@ def test_both_bias_forms_give_the_same_bars(page, render, sources):
 def test_both_bias_forms_give_the_same_weights_everywhere(page, heads):
     page.param.update(heads=heads, seq_len=64)
     for head in range(1, heads + 1):
-        distance = page._head_matrices(head, "distance").weights
-        column = page._head_matrices(head, "column").weights
+        distance = page.matrices(head, "distance").weights
+        column = page.matrices(head, "column").weights
         np.testing.assert_allclose(column, distance, rtol=0, atol=1e-12)
         assert np.all(distance[np.triu_indices(64, k=1)] == 0)
 
 
+def test_weights_axis_follows_the_row(page):
+    page.param.update(head=3, row=5)
+    chosen = page.drawings["weights"].frame().marks["bars"].chosen(3 * 128 + 5)
+    top = float(page.matrices(3).weights[5].max())
+    assert chosen["__y_end"][0] == pytest.approx(top * 1.08)
+
+
 def test_weights_readout_compares_the_forms_numerically(page):
-    text = page._weights_readout()
+    text = readout(page, "weights")
     delta = re.search(r"max \|Δ\| = <b>([^<(]*)", text).group(1).strip()
     assert delta == "0" or float(delta.replace("×", "e").replace(" ", "")) <= 1e-12
     assert "the same weights" in text
@@ -183,58 +203,65 @@ def test_symmetric_mask_makes_the_column_form_impossible(page):
         w for w in controls.select(pn.widgets.RadioButtonGroup) if "+m·j" in w.options
     ]
     assert form_widget.disabled
-    assert "fixed to −m·|i − j|" in alibi_module._form_notes(page.mask)[0]
+    assert "fixed to −m·|i − j|" in form_notes(page.mask)[0]
     page.mask = "causal"
-    assert not form_widget.disabled and alibi_module._form_notes(page.mask) == []
+    assert not form_widget.disabled and form_notes(page.mask) == []
 
 
 # ------------------------------------------------------------ A4 decay curves
 @pytest.mark.parametrize("heads", [8, 12, 112])
-def test_one_decay_curve_per_head(page, render, sources, heads):
-    plot = render(page.figures["decay"].plot)
+def test_one_decay_curve_per_head(page, heads):
     page.heads = heads
-    # The family is one line broken by NaN after each head (the selected
-    # head's curve is another line, without a "head" column).
-    (src,) = [s for s in sources(plot, Line) if "head" in s.data]
-    ys = np.asarray(src.data["y"], dtype=float)
+    # One line broken by NaN after each head.
+    curves = drawn(page, "decay", "curves")
+    ys = np.asarray(curves["y"], dtype=float)
     breaks = np.flatnonzero(np.isnan(ys))
     assert len(breaks) == heads
-    curves = np.split(ys, breaks + 1)[:-1]
-    xs = np.split(np.asarray(src.data["x"], dtype=float), breaks + 1)[0][:-1]
+    parts = np.split(ys, breaks + 1)[:-1]
+    xs = np.split(np.asarray(curves["x"], dtype=float), breaks + 1)[0][:-1]
     assert xs.size == 200 and xs[-1] == pytest.approx(2048)
     expected = alibi_weight_factors(alibi_slopes(heads), xs)
-    heads_col = np.asarray(src.data["head"])
-    for h, curve in enumerate(curves):
+    heads_col = np.asarray(curves["head"])
+    for h, curve in enumerate(parts):
         np.testing.assert_allclose(curve[:-1], expected[h], rtol=1e-12)
         assert set(heads_col[breaks[h] - 200 : breaks[h] + 1]) == {h + 1}
 
 
 def test_selected_curve_follows_the_head_and_its_half_life(page):
     page.head = 8
-    overlay = page._decay_selected()
-    texts = [t for el in overlay if type(el).__name__ == "Labels" for t in el["text"]]
-    assert texts == [" half-life 177.4"]
+    assert list(drawn(page, "decay", "half_life_text")["text"]) == [" half-life 177.4"]
+    selected = drawn(page, "decay", "selected")
+    np.testing.assert_allclose(
+        selected["y"], alibi_weight_factors([alibi_slopes(8)[7]], selected["x"])[0]
+    )
+
+
+def test_marks_past_the_axis_have_no_label(page):
+    page.param.update(max_distance=100, trained_len=1024, distance=50)
+    assert list(drawn(page, "decay", "length_text")["text"]) == [""]
+    assert list(drawn(page, "decay", "delta_text")["text"]) == [" Δ = 50 "]
 
 
 def test_train_short_test_long_readout(page):
     page.distance = 100
-    text = page._long_readout()
+    text = readout(page, "decay")
     assert "bias −m·Δ = <b>−50</b>" in text and "<b>−50</b> at query position 4,196" in text
     assert "difference 0 (not one bit differs)" in text
     assert "1.9 × 10<sup>−22</sup>" in text  # e^−50
     page.head = 8
-    text = page._long_readout()
+    text = readout(page, "decay")
     assert "<b>−0.3906</b>" in text and "= 0.677" in text
     page.param.update(trained_len=64, distance=100)
-    assert "already longer than any distance seen in training" in page._long_readout()
+    assert "already longer than any distance seen in training" in readout(page, "decay")
 
 
 @pytest.mark.parametrize("label", sorted(ALIBI_PRESETS))
 def test_presets_set_the_model_head_count(page, label):
     expected = {"BLOOM-560m": 16, "BLOOM": 112, "MPT-7B": 32}[label]
     page.head = 8
-    buttons = page._extra_controls()[1]
-    button = next(b for b in buttons.objects if b.label.startswith(label + ":"))
+    (button,) = [
+        b for b in page.sidebar().select(pn.widgets.Button) if b.label.startswith(label + ":")
+    ]
     button.clicks += 1
     assert page.heads == expected
     assert page.param.head.bounds == (1, expected)
@@ -287,30 +314,30 @@ def test_url_values_are_clamped_or_ignored_with_a_note(page, query, expected, no
     for key, value in expected.items():
         assert getattr(page, key) == value
     assert any(note in n for n in notes), notes
-    page._bias_image(), page._weight_bars(), page._decay_paths(), page._long_readout()
+    rendered(page)
 
 
 def test_largest_settings_stay_small(page):
     # Their time is measured by benchmarks/robustness.py (budget 1 s), not here.
     page.param.update(heads=128, seq_len=128, max_distance=16384, trained_len=16384, distance=16384)
-    page.head = 128
-    page.row = 127
-    for method in (
-        page._bias_image,
-        page._weight_bars,
-        page._decay_paths,
-        page._long_readout,
-        page._slope_table,
-        page._weights_readout,
-    ):
-        assert method() is not None
-    # at most _CACHE_SIZE single-head matrices kept, never an (H, T, T) array
-    assert len(page._matrices) <= alibi_module._CACHE_SIZE
-    assert all(m.bias.ndim == 2 and m.bias.shape[0] <= 128 for m in page._matrices.values())
+    page.param.update(head=128, row=127)
+    rendered(page)
+    for name, drawing in page.drawings.items():
+        assert drawing.chart.readout(page)
+        for mark in drawing.chart.marks:
+            columns = drawing.drawn(mark)
+            cells = sum(
+                np.size(c) if not isinstance(c, list) else sum(map(np.size, c))
+                for c in columns.values()
+            )
+            assert cells < 2**18, (name, mark, cells)
+    # No candidates past the limit: 128 heads × 128 rows of 128 bars are not shipped.
+    bars = page.drawings["weights"]
+    assert bars.frame().marks["bars"].candidates(bars.chart.marks["bars"]) is None
 
 
 def test_quick_check_answer(page):
-    answer = page._quick_answer()
+    answer = page.quick_check.answer()
     assert "1/2, 1/4, 1/8, 1/16, 1/32, 1/64, 1/128, 1/256" in answer
     assert "<b>1.4</b>" in answer and "<b>177</b>" in answer
     assert math.isclose(float(alibi_half_lives([1 / 256])[0]), 177.4, abs_tol=0.05)

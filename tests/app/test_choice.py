@@ -144,23 +144,6 @@ def test_sinusoidal_marks_follow_n_and_max_len_in_place(changes):
         _assert_browser_draws_what_the_server_draws(page, choice, {"t": t}, f"{changes}")
 
 
-def test_alibi_row_outline_follows_t_in_place():
-    """ALiBi's T only changes which rows exist: A2's row outline is redrawn and
-    its candidates shipped again in place, for exactly the rows 0 … T − 1."""
-    page = _rendered("alibi")
-    choice = page.choices["row"]
-    roles = ("outline_outer", "outline_inner")
-    sources = {role: choice.sources(role) for role in roles}
-    for seq_len in (40, 12):
-        page.set_state(seq_len=seq_len)
-        for role in roles:
-            assert choice.sources(role) == sources[role], role
-            (source,) = sources[role]
-            assert set(np.unique(source.tags[0].data[KEY]).tolist()) == set(range(seq_len))
-        for row in (0, seq_len - 1, seq_len // 2):
-            _assert_browser_draws_what_the_server_draws(page, choice, {"row": row}, "alibi")
-
-
 def test_a_page_shown_again_draws_the_current_choice():
     """Going to another page and back builds the figures' plots again, from the
     frames their DynamicMaps remember: the marks of t must show the t of now,

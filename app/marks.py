@@ -1,0 +1,193 @@
+"""Marks: one layer of a chart, and HoloViews' naming rules in one place.
+
+A :class:`Mark` says which HoloViews element draws a layer (``hv.Points``,
+``hv.Image``, ...), its dimensions and its constant style. A frame gives each
+mark its *columns*: one array per dimension, named after it, plus the
+columns that :attr:`Mark.fields` draws glyph properties from. From those
+columns this module builds
+
+- the element (:meth:`Mark.element`), for the first draw, exports and notebooks;
+- the columns of the Bokeh data source HoloViews draws it from
+  (:meth:`Mark.source_columns`), for every later change.
+
+HoloViews names a source's columns after the element's dimensions, except for
+the kinds listed here: images (``image``, ``x``, ``y``, ``dw``, ``dh``), paths
+(``xs``, ``ys``) and rectangles (also ``left``, ``bottom``, ``right``,
+``top``). Data-driven styles never go through HoloViews' own mapping (which
+renames columns, converts angles and draws a column of one value as a
+constant): :attr:`Mark.fields` points a glyph property at a column instead,
+through a colour :class:`Scale` for numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import holoviews as hv
+import numpy as np
+
+__all__ = ["KEY", "Mark", "Scale", "circle", "image_columns"]
+
+#: Column of browser-choice candidates that holds the key a row belongs to.
+KEY = "__key"
+
+Columns = Mapping[str, Any]
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_IMAGE = ("image", "x", "y", "dw", "dh")
+_PATH = ("xs", "ys")
+_RECT = ("left", "bottom", "right", "top")
+#: A ``fields`` entry for "color" or "alpha" draws both the line and the fill.
+_BOTH = {"color": ("line_color", "fill_color"), "alpha": ("line_alpha", "fill_alpha")}
+
+
+@dataclass(frozen=True)
+class Scale:
+    """A colour scale for numbers: ``fields={"color": Scale("pair", palette, high=31)}``.
+
+    ``colorbar`` is the title of a colour bar beside the frame (None: no bar).
+    A frame may move ``low``, ``high`` and ``palette`` (``Frame.scales``).
+    """
+
+    column: str
+    palette: tuple[str, ...]
+    low: float = 0.0
+    high: float = 1.0
+    colorbar: str | None = None
+
+
+def _dimension(dim: str | hv.Dimension) -> hv.Dimension:
+    return dim if isinstance(dim, hv.Dimension) else hv.Dimension(dim)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One layer of a chart (see the module docstring).
+
+    ``choice`` names the control(s) whose value selects this mark's rows in
+    the browser (the frame gives it :class:`app.selection.Choices`); several
+    controls make one key, Σ value·stride. ``on_top`` draws it on Bokeh's
+    overlay level (outlines and pointers: a change of them repaints only that
+    level). ``drag`` lets the reader drag its points (``Chart.dragged``).
+    ``hover`` builds per-plot hover formatters (a Bokeh model belongs to one
+    document): ``{"@bias": make_formatter}``.
+    """
+
+    kind: type[hv.Element]
+    kdims: Sequence[str | hv.Dimension] = ()
+    vdims: Sequence[str | hv.Dimension] = ()
+    style: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, str | Scale] = field(default_factory=dict)
+    hover: Mapping[str, Callable[[], Any]] = field(default_factory=dict)
+    choice: str | tuple[str, ...] = ()
+    strides: tuple[int, ...] = (1,)
+    on_top: bool = False
+    drag: bool = False
+
+    def __post_init__(self) -> None:
+        for dim in self.dimensions:
+            if not _NAME.match(dim.name):
+                raise ValueError(f"dimension name {dim.name!r} is not an identifier")
+        for name, value in self.style.items():
+            if isinstance(value, str) and value in self.names:
+                raise ValueError(f"style {name}={value!r} maps a column: use fields=")
+        controls = (self.choice,) if isinstance(self.choice, str) else tuple(self.choice)
+        object.__setattr__(self, "choice", controls)
+        if controls and len(self.strides) != len(controls):
+            raise ValueError("one stride per choice control")
+
+    @property
+    def dimensions(self) -> list[hv.Dimension]:
+        return [_dimension(d) for d in (*self.kdims, *self.vdims)]
+
+    @property
+    def names(self) -> list[str]:
+        return [d.name for d in self.dimensions]
+
+    @property
+    def is_image(self) -> bool:
+        return issubclass(self.kind, hv.Image)
+
+    @property
+    def is_path(self) -> bool:
+        return issubclass(self.kind, hv.Path)
+
+    def field_columns(self) -> list[str]:
+        return [v.column if isinstance(v, Scale) else v for v in self.fields.values()]
+
+    def glyph_fields(self) -> dict[str, str | Scale]:
+        """``fields`` with "color" and "alpha" spelled out as line and fill properties."""
+        out: dict[str, str | Scale] = {}
+        for prop, value in self.fields.items():
+            for name in _BOTH.get(prop, (prop,)):
+                out[name] = value
+        return out
+
+    # ----------------------------------------------------------- first draw
+    def element(self, columns: Columns, label: str = "") -> hv.Element:
+        """The HoloViews element drawing ``columns`` (one key's rows of a choice)."""
+        dims: dict[str, Any] = {}
+        if self.kdims:
+            dims["kdims"] = list(self.kdims)
+        if self.vdims:
+            dims["vdims"] = list(self.vdims)
+        if label:
+            dims["label"] = label
+        if self.is_image:
+            x, y, dw, dh = (float(np.asarray(columns[k])[0]) for k in ("x", "y", "dw", "dh"))
+            image = np.asarray(columns["image"][0], dtype=float)
+            # HoloViews' row 0 is the top of the image; Bokeh's the bottom.
+            return self.kind(np.flipud(image), bounds=(x, y, x + dw, y + dh), **dims)
+        if self.is_path:
+            kx, ky = (_dimension(k).name for k in (list(self.kdims) or ["x", "y"])[:2])
+            paths = [
+                {kx: xs, ky: ys, **{v: columns[v][i] for v in self._vnames()}}
+                for i, (xs, ys) in enumerate(zip(columns["xs"], columns["ys"], strict=True))
+            ]
+            return self.kind(paths, **dims)
+        data = {name: np.asarray(columns[name]) for name in self.names}
+        return self.kind(data, **dims)
+
+    def _vnames(self) -> list[str]:
+        return [_dimension(v).name for v in self.vdims]
+
+    # ------------------------------------------------------- later changes
+    def source_columns(self, columns: Columns) -> dict[str, Any]:
+        """The columns of the mark's Bokeh source, as HoloViews names them."""
+        if self.is_image:
+            names: list[str] = [*_IMAGE, *self.field_columns()]
+        elif self.is_path:
+            names = [*_PATH, *self._vnames(), *self.field_columns()]
+        else:
+            names = [*self.names, *self.field_columns()]
+        out = {name: _column(columns[name]) for name in dict.fromkeys(names)}
+        if issubclass(self.kind, hv.Rectangles):
+            for side, dim in zip(_RECT, self.names[:4], strict=True):
+                out[side] = out[dim]
+        return out
+
+
+def _column(values: Any) -> Any:
+    """A column as a Bokeh source holds it: arrays stay arrays, images and paths a list."""
+    if isinstance(values, np.ndarray) and values.dtype != object:
+        return values
+    if isinstance(values, list | tuple | np.ndarray) and any(
+        isinstance(v, np.ndarray) for v in values[:1]
+    ):
+        return list(values)
+    array = np.asarray(values)
+    return list(values) if array.dtype.kind in "OU" else array
+
+
+def image_columns(image: np.ndarray, x: float, y: float, dw: float, dh: float) -> dict[str, Any]:
+    """An image mark's columns: ``image[i, j]`` drawn ``i`` rows up from ``y``, ``j`` along x."""
+    return {"image": [np.asarray(image)], "x": [x], "y": [y], "dw": [dw], "dh": [dh]}
+
+
+def circle(radius: float = 1.0, points: int = 181) -> dict[str, list[np.ndarray]]:
+    """A path mark's columns for a circle round the origin (a clock face, the unit circle)."""
+    angle = np.linspace(0.0, 2 * np.pi, points)
+    return {"xs": [radius * np.cos(angle)], "ys": [radius * np.sin(angle)]}

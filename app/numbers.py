@@ -1,0 +1,115 @@
+"""Numbers written for people: one place for every page's formatting.
+
+A true minus sign (−, not the hyphen), thousands separators, and tiny or huge
+values in scientific notation that a student can read (``1.1 × 10⁻¹²``, never
+a bare ``1.1e-12``).
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = [
+    "difference",
+    "fixed",
+    "integer",
+    "num",
+    "readable",
+    "sci",
+    "signed",
+    "subscript",
+    "tex",
+]
+
+_SUBSCRIPTS = str.maketrans("0123456789-", "₀₁₂₃₄₅₆₇₈₉₋")
+
+
+def _minus(text: str) -> str:
+    return text.replace("-", "−")
+
+
+def num(value: float, digits: int = 4) -> str:
+    """``digits`` significant digits, thousands separators, a true minus sign.
+
+    >>> num(-1234.5678), num(0.000123456)
+    ('−1,235', '0.0001235')
+    """
+    return _minus(f"{value:,.{digits}g}")
+
+
+def fixed(value: float, digits: int = 3) -> str:
+    """``digits`` decimals, a true minus sign, and never ``−0.000``.
+
+    >>> fixed(-0.0001), fixed(-0.4794)
+    ('0.000', '−0.479')
+    """
+    text = f"{value:.{digits}f}"
+    if float(text) == 0:
+        text = f"{0:.{digits}f}"
+    return _minus(text)
+
+
+def integer(number: int) -> str:
+    """``-1234`` → ``−1,234``."""
+    return _minus(f"{number:,}")
+
+
+def signed(number: int) -> str:
+    """An offset with its sign: ``+3``, ``−3``, ``0``."""
+    return f"+{number:,}" if number > 0 else integer(number)
+
+
+def subscript(number: int) -> str:
+    """``12`` → ``₁₂`` (labels such as R₁₂q drawn inside a plot)."""
+    return str(number).translate(_SUBSCRIPTS)
+
+
+def tex(value: float, digits: int = 3) -> str:
+    """:func:`fixed` for a KaTeX formula (the hyphen is TeX's minus)."""
+    return fixed(value, digits).replace("−", "-")
+
+
+def sci(value: float, digits: int = 2) -> str:
+    """HTML for a number that may be tiny or huge: ``1.9 × 10<sup>−22</sup>``.
+
+    >>> sci(1.9e-22), sci(0.5)
+    ('1.9 × 10<sup>−22</sup>', '0.5')
+    """
+    if value == 0 or 1e-3 <= abs(value) < 1e5:
+        return num(value, digits + 1)
+    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    return f"{num(float(mantissa), digits)} × 10<sup>{integer(int(exponent))}</sup>"
+
+
+def difference(value: float) -> str:
+    """A max |Δ| between two computed arrays, in words.
+
+    >>> difference(0.0), difference(1.1e-16)
+    ('0 (not one bit differs)', '1.1 × 10<sup>−16</sup> (equal up to rounding)')
+    """
+    if value == 0:
+        return "0 (not one bit differs)"
+    return f"{sci(value)} (equal up to rounding)" if value <= 1e-12 else sci(value)
+
+
+def readable(value: float, digits: int = 4) -> str:
+    """A value of any size as plain text: whole numbers in full, others to ``digits``
+    significant digits, ``e`` notation only past 10⁷ or below 10⁻³.
+
+    >>> readable(500000.0), readable(1.1557e-4), readable(3.14159)
+    ('500,000', '1.156e−4', '3.142')
+    """
+    value = float(value)
+    if value == 0:
+        return "0"
+    if value.is_integer() and abs(value) < 1e15:
+        return f"{int(value):,}".replace("-", "−")
+    if abs(value) >= 1e7 or abs(value) < 1e-3:
+        mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+        mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+        return _minus(f"{mantissa}e{int(exponent)}")
+    decimals = max(digits - 1 - math.floor(math.log10(abs(value))), 0)
+    text = f"{value:,.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return _minus(text)

@@ -1,0 +1,199 @@
+"""A4 · How fast each head forgets: e^(−m·Δ) for every head, and "train short, test long"."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import holoviews as hv
+import numpy as np
+
+from positional_core.alibi import (
+    alibi_bias_row,
+    alibi_half_lives,
+    alibi_slopes,
+    alibi_weight_factors,
+)
+
+from ...chart import KEY, Chart, Choices, Frame, Mark, padded
+from ...look import OKABE_ITO, WARNING, plot_opts, text_color
+from ...numbers import difference, num, sci
+from .shared import head_label
+
+#: Points per decay curve: exponentials are smooth with a few hundred points on
+#: a log axis (128 heads: 25,600 points).
+CURVE_POINTS = 200
+
+_X = hv.Dimension("x", label="distance Δ = i − j (positions back, log scale)")
+_Y = hv.Dimension("y", label="weight factor e^(−m·Δ)")
+
+
+def _label(color: Any) -> Mark:
+    return Mark(
+        hv.Labels, ("x", "y"), ("text",), style={"text_color": color, "text_font_size": "10pt"}
+    )
+
+
+def _line(**style: Any) -> Mark:
+    return Mark(hv.VLines, ("x",), style=style)
+
+
+class Decay(Chart):
+    title = "A4 · How fast each head forgets"
+    caption = (
+        "One curve per head: the factor by which its bias scales the weight of a "
+        "key Δ positions back. On this log distance axis all curves have the same "
+        "shape, shifted: each halves at its half-life ln 2 / m (dotted line at "
+        "½). Steep heads see only the last few tokens, shallow heads hundreds. "
+        "The dashed line is the trained length L, the green one the distance of "
+        "the readout below."
+    )
+    formula = r"$$\frac{w_{i,\,i-\Delta}}{w_{ii}} = e^{-m_h\Delta}$$"
+    depends = ("heads", "max_distance", "trained_len", "distance")
+    marks = {  # noqa: RUF012
+        # Every head as one line broken by NaN after each head: the same picture
+        # and hover as a path per head, in columns Bokeh draws as they are.
+        "curves": Mark(
+            hv.Curve,
+            (_X,),
+            (_Y, "head", "slope", "half_life"),
+            style={
+                "color": OKABE_ITO["sky"],
+                "alpha": 0.75,
+                "line_width": 1.5,
+                "tools": ["hover"],
+                "hover_tooltips": [
+                    ("head h", "@head"),
+                    ("slope m", "@slope{0.000000}"),
+                    ("half-life", "@half_life{0.0} positions"),
+                ],
+            },
+        ),
+        "selected": Mark(
+            hv.Curve,
+            (_X,),
+            (_Y,),
+            choice="head",
+            on_top=True,
+            style={"color": WARNING, "line_width": 3.5, "tools": []},
+        ),
+        "half_life": Mark(
+            hv.Points,
+            ("x", "y"),
+            choice="head",
+            on_top=True,
+            style={"color": WARNING, "size": 9, "tools": []},
+        ),
+        "half_life_text": Mark(
+            hv.Labels,
+            ("x", "y"),
+            ("text",),
+            choice="head",
+            on_top=True,
+            style={"text_color": text_color, "text_align": "left", "text_font_size": "10pt"},
+        ),
+        "half": Mark(
+            hv.HLines,
+            ("y",),
+            style={"color": OKABE_ITO["grey"], "line_dash": "dotted", "line_width": 1},
+        ),
+        "length": _line(color=text_color, line_dash="dashed", line_width=1.5),
+        "length_text": _label(text_color),
+        "delta": _line(color=OKABE_ITO["green"], line_width=1.5),
+        "delta_text": _label(OKABE_ITO["green"]),
+    }
+    options = plot_opts(
+        height=320, logx=True, ylim=(0, 1.12), yticks=[0, 0.25, 0.5, 0.75, 1], show_legend=False
+    )
+    readout_depends = ("heads", "head", "trained_len", "distance")
+
+    def frame(self, p: Any) -> Frame:
+        slopes = alibi_slopes(p.heads)
+        delta = np.geomspace(0.5, p.max_distance, CURVE_POINTS)
+        halves = np.asarray(alibi_half_lives(slopes), dtype=float)
+        column = np.full((p.heads, delta.size + 1), np.nan)
+        column[:, :-1] = alibi_weight_factors(slopes, delta)
+        points = delta.size + 1
+
+        def selected(heads: np.ndarray) -> dict[str, Any]:
+            factors = alibi_weight_factors(slopes[heads - 1], delta)
+            return {
+                "x": np.tile(delta, len(heads)),
+                "y": factors.ravel(),
+                KEY: np.repeat(heads, delta.size),
+            }
+
+        def half(heads: np.ndarray, text: bool = False) -> dict[str, Any]:
+            rows: dict[str, Any] = {
+                "x": halves[heads - 1],
+                "y": np.full(len(heads), 0.56 if text else 0.5),
+            }
+            if text:
+                rows["text"] = np.asarray([f" half-life {h:,.1f}" for h in rows["x"]], dtype=object)
+            return {**rows, KEY: heads}
+
+        heads = np.arange(1, p.heads + 1)
+        version = (p.heads, p.max_distance)
+        length, distance, far = p.trained_len, p.distance, p.max_distance
+        # A label sits on the side of its line with more room; past the axis, empty.
+        right = length * 4 < far
+        length_text = (
+            (f" L = {length:,} " if right else f"L = {length:,} ") if length <= far else ""
+        )
+        return Frame(
+            curves={
+                "x": np.tile(np.append(delta, delta[-1]), p.heads),
+                "y": column.ravel(),
+                "head": np.repeat(heads, points),
+                "slope": np.repeat(slopes, points),
+                "half_life": np.repeat(halves, points),
+            },
+            selected=Choices(heads, selected, version=version),
+            half_life=Choices(heads, half, version=version),
+            half_life_text=Choices(heads, lambda h: half(h, text=True), version=version),
+            half={"y": [0.5]},
+            length={"x": [length]},
+            length_text={"x": [min(length, far)], "y": [1.06], "text": [length_text]},
+            delta={"x": [distance]},
+            delta_text={
+                "x": [min(distance, far)],
+                "y": [1.06],
+                "text": [f" Δ = {distance:,} " if distance <= far else ""],
+            },
+            # The curves' ends and the half-lives, as HoloViews takes them from the data.
+            x=padded(
+                float(delta[0]), max(float(delta[-1]), float(halves.max())), log=True, padding=0
+            ),
+            props={
+                "length_text": {"text_align": "left" if right else "right"},
+                "delta_text": {"text_align": "left" if distance < 8 else "right"},
+            },
+        )
+
+    def readout(self, p: Any) -> str:
+        slope = float(alibi_slopes(p.heads)[p.head - 1])
+        delta, length = p.distance, p.trained_len
+        far_query = 4 * length + delta  # far past the trained length
+        near = float(alibi_bias_row(slope, delta, delta + 1)[0])
+        far = float(alibi_bias_row(slope, far_query, far_query + 1)[far_query - delta])
+        factor, edge = alibi_weight_factors([slope], [delta, length])[0]
+        inside = (
+            f"at query position {delta:,} (inside the trained length L = {length:,})"
+            if delta < length
+            else f"at query position {delta:,}"
+        )
+        new = (
+            f"Δ = {delta:,} is already longer than any distance seen in training "
+            f"(at most L − 1 = {length - 1:,}); its bias simply continues the same line. "
+            if delta >= length
+            else ""
+        )
+        return (
+            f"<b>Train short, test long.</b> For {head_label(p.heads, p.head)}, a key "
+            f"Δ = {delta:,} positions back gets bias −m·Δ = <b>{num(near)}</b> {inside}, and "
+            f"<b>{num(far)}</b> at query position {far_query:,} (4·L + Δ, far past it): "
+            f"difference {difference(abs(near - far))}. Its weight factor "
+            f"e<sup>−m·Δ</sup> = {sci(factor)}. {new}ALiBi has no absolute position "
+            "anywhere, so a longer input shows the model only biases it already knows, plus "
+            "longer distances, where the factor is already small for most heads: "
+            f"e<sup>−m·L</sup> = {sci(edge)} for this one."
+        )

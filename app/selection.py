@@ -1,0 +1,221 @@
+"""Controls that only *select* among rows already computed: the browser selects.
+
+Moving a highlighted position should not cost a round trip: the rows drawn for
+every value of the control are known as soon as the other controls are. A
+mark declared with ``choice="t"`` gets :class:`Choices` in its frame; the
+chart layer draws the chosen key's rows and ships the rows of every key (the
+*candidates*) with the mark's data source, and a small ``CustomJS`` on the
+control's widgets copies the chosen key's rows into the source: indexing,
+never the math (that stays in :mod:`positional_core`).
+
+- ``rows(keys)`` returns the mark's columns for every key in ``keys``,
+  stacked, with a :data:`~app.marks.KEY` column naming each row's key.
+- ``follow`` names properties that follow the choice too, each read from a
+  column of the rows (``{"y_range.end": "__top"}``).
+- ``gather`` draws an image by lookup: ``{"image": ("index", "table")}`` ships
+  one short table per key and one index image, never an image per key.
+- Past ``limit`` candidate cells nothing is shipped: the server draws each
+  change, so no control can make a page ship an unbounded table.
+
+Columns whose rows are the same for every key are not shipped: the browser
+keeps them as drawn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from bokeh.models import ColumnDataSource
+
+from .marks import KEY
+from .sources import same_columns
+
+__all__ = ["Choices", "select_code", "ship"]
+
+Columns = dict[str, Any]
+
+# Runs in the browser on every change of a choice control: for each source of
+# this choice group, copy the candidate rows whose key is the new value.
+_SELECT_JS = """
+const doc = cb_obj.document;
+if (doc == null) { return; }
+for (const model of doc.all_models) {
+  if (model.name !== NAME || model.tags.length === 0) { continue; }
+  const candidates = model.tags[0].data;
+  // Gathered columns: [drawn, index, table]; drawn = table looked up at each
+  // cell of index, which the choice does not change (kept as drawn).
+  const gather = model.tags[0].tags;
+  const keys = candidates["__key"];
+  const out = {};
+  const names = Object.keys(model.data);
+  for (const name of names) { out[name] = name in candidates ? [] : model.data[name]; }
+  const tables = gather.map(() => []);
+  let first = -1;
+  for (let i = 0; i < keys.length; i++) {
+    if (keys[i] !== value) { continue; }
+    if (first < 0) { first = i; }
+    for (const name of names) {
+      if (name in candidates) { out[name].push(candidates[name][i]); }
+    }
+    gather.forEach((g, n) => tables[n].push(candidates[g[2]][i]));
+  }
+  gather.forEach(([drawn, index], n) => {
+    out[drawn] = out[index].map((cells, row) => {
+      const table = tables[n][row];
+      const looked = new table.constructor(cells.length, cells.shape);
+      for (let k = 0; k < cells.length; k++) { looked[k] = table[cells[k]]; }
+      return looked;
+    });
+  });
+  // Synced: the server's copy follows what the browser shows (Bokeh's own protocol).
+  model.setv({data: out});
+  // Properties that follow the choice: triples (model, property, column).
+  for (let k = 1; first >= 0 && k + 2 < model.tags.length; k += 3) {
+    model.tags[k].setv({[model.tags[k + 1]]: candidates[model.tags[k + 2]][first]});
+  }
+}
+"""
+
+
+def select_code(name: str, controls: tuple[str, ...], strides: tuple[int, ...]) -> str:
+    """The ``CustomJS`` body for a choice group's widgets (named after their controls)."""
+    key = " + ".join(f"{c}.value * {s}" for c, s in zip(controls, strides, strict=True))
+    return f"const NAME = {name!r};\nconst value = {key};\n" + _SELECT_JS
+
+
+@dataclass
+class Choices:
+    """A choice mark's rows for every key (see the module docstring).
+
+    ``version``, when given, names what the rows are computed from (a tuple of
+    control values): a new frame whose ``version`` equals the one drawn
+    leaves the mark as it is, without computing its rows again.
+    """
+
+    keys: np.ndarray
+    rows: Callable[[np.ndarray], Mapping[str, Any]]
+    follow: Mapping[str, str] = field(default_factory=dict)
+    gather: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    limit: int = 2**17
+    version: Any = None
+    _shipped: dict = field(default_factory=dict, repr=False)
+
+    def _draw(self, keys: np.ndarray) -> Columns:
+        data = dict(self.rows(np.asarray(keys)))
+        for drawn, (index, table) in self.gather.items():
+            looked = np.empty(len(data[index]), dtype=object)
+            looked[:] = [
+                np.asarray(t)[np.asarray(c)] for t, c in zip(data[table], data[index], strict=True)
+            ]
+            data[drawn] = looked
+        return data
+
+    def chosen(self, key: int) -> Columns:
+        """The rows of ``key`` (gathered columns looked up), with the ``__`` columns."""
+        return self._draw(np.asarray([key]))
+
+    def candidates(self, mark: Any) -> Columns | None:
+        """What the browser selects from for ``mark`` (its source's columns, compact);
+        None past ``limit`` cells. Computed once per mark."""
+        if id(mark) not in self._shipped:
+            self._shipped[id(mark)] = self._candidates(mark)
+        return self._shipped[id(mark)]
+
+    def _candidates(self, mark: Any) -> Columns | None:
+        keys = np.asarray(self.keys)
+        if len(keys) == 0 or _cells(self._draw(keys[:1]), self._kept()) * len(keys) > self.limit:
+            return None
+        rows = dict(self.rows(keys))
+        if _cells(rows, self._kept()) > self.limit:
+            return None
+        hidden = {k: v for k, v in rows.items() if k.startswith("__")}
+        # A gathered column is never shipped: its index stands in for it here.
+        rows.update({drawn: rows[index] for drawn, (index, _table) in self.gather.items()})
+        data = {**mark.source_columns(rows), **hidden}
+        same = _same_for_every_key(data, len(keys))
+        return _compact({k: v for k, v in data.items() if k not in same | self._kept()})
+
+    def _kept(self) -> set[str]:
+        """Columns the browser keeps as drawn: the gathered images and their indices."""
+        return set(self.gather) | {index for index, _table in self.gather.values()}
+
+
+def ship(
+    source: ColumnDataSource, candidates: Columns | None, gather: Any, followers: list
+) -> None:
+    """Attach ``candidates`` to ``source`` (``tags``), or none: the server draws then."""
+    if candidates is None or not all(column in candidates for _, _, column in followers):
+        if source.tags:
+            source.tags = []
+        return
+    triples = [item for model, prop, column in followers for item in (model, prop, column)]
+    spec = [[drawn, index, table] for drawn, (index, table) in gather.items()]
+    shipped = source.tags[0] if source.tags else None
+    if isinstance(shipped, ColumnDataSource):
+        if not same_columns(shipped.data, candidates):
+            shipped.data = candidates
+        if shipped.tags != spec:
+            shipped.tags = spec
+        if source.tags[1:] != triples:
+            source.tags = [shipped, *triples]
+    else:
+        source.tags = [ColumnDataSource(candidates, tags=spec), *triples]
+
+
+def _compact(data: Columns) -> Columns:
+    """float32 and int32 halve the bytes (drawing and hover text only; the numbers
+    a page states in text come from the server's float64). A column of images
+    stays a list of arrays."""
+    out: Columns = {}
+    for name, column in data.items():
+        if isinstance(column, list | tuple) or (
+            isinstance(column, np.ndarray) and column.dtype.kind == "O"
+        ):
+            out[name] = [
+                item.astype(np.float32)
+                if isinstance(item, np.ndarray) and item.dtype.kind == "f"
+                else item
+                for item in column
+            ]
+            continue
+        column = np.asarray(column)
+        if column.dtype.kind == "f":
+            column = column.astype(np.float32)
+        elif column.dtype.kind in "iu" and column.size and np.abs(column).max() < 2**31:
+            column = column.astype(np.int32)
+        out[name] = column
+    return out
+
+
+def _cells(data: Columns, skip: set[str]) -> int:
+    """Size of candidates: rows, plus the cells of columns that hold arrays (images)."""
+    size = len(data[KEY])
+    for name, column in data.items():
+        if name not in skip and isinstance(column, np.ndarray) and column.dtype == object:
+            size += sum(np.size(item) for item in column if isinstance(item, np.ndarray))
+    return size
+
+
+def _same_for_every_key(data: Columns, count: int) -> set[str]:
+    """Plain columns whose rows repeat for every key (same number of rows per key)."""
+    key = np.asarray(data[KEY])
+    if count < 2 or len(key) == 0 or len(key) % count:
+        return set()
+    rows = len(key) // count
+    blocks = key.reshape(count, rows)
+    if not (blocks == blocks[:, :1]).all() or len(np.unique(blocks[:, 0])) != count:
+        return set()
+    same: set[str] = set()
+    for name, column in data.items():
+        column = np.asarray(column)
+        if name.startswith("__") or column.ndim != 1:
+            continue
+        if column.dtype == object and any(isinstance(v, np.ndarray) for v in column[:rows]):
+            continue
+        table = column.reshape(count, rows)
+        if bool((table == table[:1]).all()):
+            same.add(name)
+    return same

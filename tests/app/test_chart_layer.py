@@ -1,0 +1,263 @@
+"""The chart layer on a small page of its own: every kind of mark and each feature.
+
+A toy page declares one chart per feature the app's pages use (colour scales
+with a bar, categorical bars, paths, images looked up in the browser, zoom
+detail, dragged points). Each is checked the way tests/app/test_charts.py
+checks the real pages: changed in place it draws what a fresh plot draws, and
+HoloViews itself names its sources' columns as the chart layer does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import holoviews as hv
+import numpy as np
+import param
+import pytest
+from bokeh.models import ColorBar, FactorRange
+from panel.io.state import set_curdoc
+
+from app.chart import KEY, Chart, Choices, Frame, Mark, Scale, padded
+from app.marks import circle, image_columns
+from app.page import Page, one_update
+from app.selection import ship
+
+from .drawn import assert_same_figures, random_values, rendered
+
+PALETTE = ("#D55E00", "#0072B2")
+
+
+class Hands(Chart):
+    title = "Hands"
+    depends = ("n",)
+    marks: ClassVar = {
+        "face": Mark(hv.Path, style={"color": "grey"}),
+        "hands": Mark(
+            hv.Segments,
+            ("x0", "y0", "x1", "y1"),
+            ("pair",),
+            fields={"color": Scale("pair", PALETTE, colorbar="pair")},
+        ),
+    }
+
+    def frame(self, p: Any) -> Frame:
+        angle = np.arange(p.n) * 0.3
+        return Frame(
+            face=circle(),
+            hands={
+                "x0": np.zeros(p.n),
+                "y0": np.zeros(p.n),
+                "x1": np.cos(angle),
+                "y1": np.sin(angle),
+                "pair": np.arange(p.n, dtype=float),
+            },
+            scales={"hands": {"low": 0, "high": max(p.n - 1, 1)}},
+            x=(-1.2, 1.2),
+            y=(-1.2, 1.2),
+        )
+
+
+class Counts(Chart):
+    title = "Counts"
+    depends = ("n", "word")
+    marks: ClassVar = {
+        "bars": Mark(hv.Bars, ("name",), ("count",), fields={"fill_color": "tint"}),
+    }
+
+    def frame(self, p: Any) -> Frame:
+        names = [f"{p.word}{i}" for i in range(p.n)]
+        return Frame(
+            bars={
+                "name": names,
+                "count": np.arange(1, p.n + 1.0),
+                "tint": [PALETTE[i % 2] for i in range(p.n)],
+            },
+            x=names,
+            y=(0, p.n + 1.0),
+            x_label=f"{p.word} names",
+        )
+
+
+class Table(Chart):
+    """An image whose rows the browser looks up (gather), and detail on zoom."""
+
+    title = "Table"
+    depends = ("n",)
+    marks: ClassVar = {
+        "image": Mark(
+            hv.Image, ("column", "row"), ("value",), choice="pick", style={"cmap": "RdBu_r"}
+        ),
+    }
+
+    def frame(self, p: Any) -> Frame:
+        index = np.add.outer(np.arange(p.n), np.arange(4)) % 4
+
+        def rows(keys: np.ndarray) -> dict[str, Any]:
+            count = len(keys)
+            images = np.empty(count, dtype=object)
+            images[:] = [index] * count
+            tables = np.empty(count, dtype=object)
+            tables[:] = [np.linspace(-1, 1, 4) * (k + 1) for k in keys]
+            return {
+                **{k: np.full(count, v) for k, v in (("x", -0.5), ("y", -0.5), ("dw", 4.0))},
+                "dh": np.full(count, float(p.n)),
+                "index": images,
+                "__table": tables,
+                KEY: np.asarray(keys),
+            }
+
+        return Frame(
+            image=Choices(np.arange(3), rows, gather={"image": ("index", "__table")}),
+            x=(-0.5, 3.5),
+            y=(-0.5, p.n - 0.5),
+            scales={"image": {"low": -3, "high": 3}},
+        )
+
+    def zoomed(self, p: Any, x: tuple, y: tuple) -> Frame | None:
+        top = min(p.n, max(1, round(y[1] + 0.5)))
+        return Frame(image=image_columns(np.ones((top, 4)) * p.pick, -0.5, -0.5, 4.0, top))
+
+
+class Tips(Chart):
+    title = "Tips"
+    depends = ("angle",)
+    marks: ClassVar = {
+        "tips": Mark(hv.Points, ("px", "py"), ("who",), drag=True, style={"size": 12}),
+        "names": Mark(hv.Labels, ("px", "py"), ("who",)),
+    }
+
+    def frame(self, p: Any) -> Frame:
+        a = np.radians([p.angle, p.angle + 90])
+        columns = {"px": np.cos(a), "py": np.sin(a), "who": ["q", "k"]}
+        return Frame(tips=columns, names=columns, x=padded(-1, 1), y=padded(-1, 1))
+
+    def dragged(self, p: Any, mark: str, data: dict) -> dict[str, Any]:
+        angle = float(np.degrees(np.arctan2(data["py"][0], data["px"][0])))
+        return {"angle": round(angle) % 360}
+
+
+class Toy(Page):
+    slug: ClassVar[str] = "toy"
+    title: ClassVar[str] = "Toy"
+    charts: ClassVar = {"hands": Hands, "counts": Counts, "table": Table, "tips": Tips}
+
+    n = param.Integer(default=5, bounds=(1, 12))
+    word = param.Selector(default="a", objects=["a", "b"])
+    pick = param.Integer(default=0, bounds=(0, 2))
+    angle = param.Integer(default=30, bounds=(0, 359))
+
+
+def _plot(page, chart):
+    (plot,) = page.drawings[chart].plots()
+    return plot
+
+
+def _source(page, chart, mark):
+    subs = sorted(_plot(page, chart).subplots.values(), key=lambda s: s.zorder)
+    return subs[list(page.drawings[chart].chart.marks).index(mark)].handles["source"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_changed_in_place_draws_what_a_fresh_plot_draws(seed):
+    rng = np.random.default_rng(seed)
+    page = Toy()
+    root, doc = rendered(page)
+    for step in range(8):
+        values = random_values(page, rng, how_many=2, ends=step % 2 == 0)
+        with set_curdoc(doc), one_update():
+            page.set_state(**values)
+        fresh = Toy(**page._values())
+        assert_same_figures(root, rendered(fresh)[0], f"step {step} {values}")
+
+
+def test_a_colour_scale_has_its_bar_and_follows_the_frame():
+    page = Toy()
+    _root, doc = rendered(page)
+    figure = _plot(page, "hands").state
+    (bar,) = [r for r in figure.right if isinstance(r, ColorBar)]
+    assert bar.title == "pair" and list(bar.color_mapper.palette) == list(PALETTE)
+    glyph = _plot(page, "hands").subplots
+    with set_curdoc(doc):
+        page.n = 9
+    assert bar.color_mapper.high == 8
+    del glyph
+
+
+def test_categorical_bars_move_their_factors_and_label():
+    page = Toy()
+    _root, doc = rendered(page)
+    figure = _plot(page, "counts").state
+    assert isinstance(figure.x_range, FactorRange)
+    with set_curdoc(doc):
+        page.param.update(word="b", n=3)
+    assert list(figure.x_range.factors) == ["b0", "b1", "b2"]
+    assert [a.axis_label for a in figure.xaxis] == ["b names"]
+    assert list(_source(page, "counts", "bars").data["tint"]) == ["#D55E00", "#0072B2"] * 1 + [
+        "#D55E00"
+    ]
+
+
+def test_gathered_images_ship_one_table_per_key():
+    page = Toy()
+    _root, doc = rendered(page)
+    source = _source(page, "table", "image")
+    candidates = source.tags[0].data
+    assert "image" not in candidates and "index" not in candidates  # never an image per key
+    assert len(candidates["__table"]) == 3
+    with set_curdoc(doc):
+        page.pick = 2
+    expected = (np.linspace(-1, 1, 4) * 3)[np.add.outer(np.arange(5), np.arange(4)) % 4]
+    np.testing.assert_allclose(source.data["image"][0], expected)
+
+
+def test_ship_without_candidates_clears_the_tags():
+    page = Toy()
+    rendered(page)
+    source = _source(page, "table", "image")
+    ship(source, None, {}, [])
+    assert source.tags == []
+
+
+def test_zoom_redraws_the_view_and_a_change_redraws_the_whole():
+    from bokeh.events import RangesUpdate
+
+    page = Toy(n=10)
+    _root, doc = rendered(page)
+    plot = _plot(page, "table")
+    source = _source(page, "table", "image")
+    with set_curdoc(doc):
+        plot.state._trigger_event(RangesUpdate(plot.state, x0=0, x1=3, y0=-0.5, y1=3.4))
+    assert np.shape(source.data["image"][0]) == (4, 4)
+    with set_curdoc(doc):
+        page.n = 11
+    assert np.shape(source.data["image"][0]) == (11, 4)
+
+
+def test_dragged_points_set_the_page_and_are_not_sent_back_while_dragging():
+    page = Toy()
+    _root, doc = rendered(page)
+    drawing = page.drawings["tips"]
+    tips = _source(page, "tips", "tips")
+    with set_curdoc(doc):
+        # What the point-draw tool sends: the tip under the mouse has moved.
+        moved = {"px": [0.0, -1.0], "py": [1.0, 0.0], "who": ["q", "k"]}
+        drawing._dragged("tips", moved)
+    assert page.angle == 90
+    names = _source(page, "tips", "names")
+    np.testing.assert_allclose(names.data["py"], [1.0, 0.0], atol=1e-12)
+    assert tips.data["px"][0] == pytest.approx(np.cos(np.radians(30)))  # not sent back
+
+
+def test_a_chart_must_state_what_holoviews_would_derive_from_its_first_frame():
+    class Unstated(Table):
+        def frame(self, p: Any) -> Frame:
+            frame = super().frame(p)
+            frame.scales = {}
+            return frame
+
+    class Page2(Toy):
+        charts: ClassVar = {"table": Unstated}
+
+    with pytest.raises(ValueError, match="state its colour scale"):
+        rendered(Page2())
