@@ -502,84 +502,12 @@ def read_rope_config(config: Mapping[str, Any]) -> RopeModelInfo:
 
     block_key, block = _rope_block(config)
     rope_type = _rope_type(block_key, block, model_type)
-
-    theta_key, theta = f"{block_key}.rope_theta", block.get("rope_theta")
-    if theta is None:
-        theta_key, theta = _first(config, ("rope_theta", "rotary_emb_base"))
-    base = (
-        10000.0
-        if theta is None
-        else _real(str(theta_key), theta, low=1.0, high=1e12, low_open=True)
-    )
-
+    base = _base(config, block_key, block)
     head_dim = _head_dim(config)
-    if config.get("rotary_dim") is not None and "partial_rotary_factor" not in block:
-        rotary_dim = _whole(
-            "rotary_dim", config["rotary_dim"], low=1, high=head_dim, what=" (at most head_dim)"
-        )
-        partial = rotary_dim / head_dim
-        how, rotary_key = f"rotary_dim = {rotary_dim}", "rotary_dim"
-    else:
-        partial = _partial_rotary_factor(config, block_key, block, model_type)
-        rotary_dim = int(head_dim * partial)
-        how = (
-            "the rotary dimensions int(head_dim × partial_rotary_factor) = "
-            f"int({head_dim} × {partial:g}) = {rotary_dim}"
-        )
-        rotary_key = "head_dim"
-    if rotary_dim < 2 or rotary_dim % 2:
-        raise ConfigError(
-            f"{how} must be even and at least 2 (dimensions rotate in pairs)", key=rotary_key
-        )
-
-    max_key, max_pos = _first(
-        config, ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length")
-    )
-    if max_key is None:
-        raise ConfigError(
-            "max_position_embeddings is missing (the model's maximum length, needed for "
-            "the trained range)",
-            key="max_position_embeddings",
-        )
-    max_pos = _whole(max_key, max_pos, low=1, high=MAX_POSITION)
-
-    original_key = "original_max_position_embeddings"
-    original = config.get(original_key)
-    if original is None and block.get(original_key) is not None:
-        original_key, original = f"{block_key}.{original_key}", block[original_key]
-    if original is not None:
-        original = _whole(original_key, original, low=1, high=MAX_POSITION)
-
-    accepted = set(ROPE_SCALING_KEYS[rope_type]["required"]) | set(
-        ROPE_SCALING_KEYS[rope_type]["optional"]
-    )
-    params: dict[str, Any] = {}
-    ignored = []
-    for key, value in block.items():
-        if key in _META_KEYS:
-            continue
-        if key in accepted:
-            params[key] = value
-        else:
-            ignored.append(str(key))
-    paths = {key: f"{block_key}.{key}" for key in params}
-    if original is not None and "original_max_position_embeddings" in accepted:
-        params["original_max_position_embeddings"] = original
-        paths["original_max_position_embeddings"] = original_key
-
-    try:
-        compute_rope_parameters(
-            rope_type, base, rotary_dim, max_position_embeddings=max_pos, **params
-        )
-    except RopeScalingError as error:
-        message, key = str(error), error.key or ""
-        path = paths.get(key)
-        if path and message.startswith(key):
-            message = path + message[len(key) :]
-        else:
-            message = f"{block_key}: {message}"
-            path = f"{block_key}.{key}" if key else block_key
-        raise ConfigError(message, key=path) from None
+    rotary_dim, partial = _rotary_dim(config, block_key, block, model_type, head_dim)
+    max_pos, original, original_key = _lengths(config, block_key, block)
+    params, paths, ignored = _scaling_params(rope_type, block_key, block, original, original_key)
+    _check_scaling(rope_type, base, rotary_dim, max_pos, block_key, params, paths)
 
     clean = {
         key: (tuple(float(v) for v in value) if key in ("short_factor", "long_factor") else value)
@@ -599,6 +527,119 @@ def read_rope_config(config: Mapping[str, Any]) -> RopeModelInfo:
         block_key=block_key,
         ignored_keys=tuple(ignored),
     )
+
+
+def _base(config: Mapping[str, Any], block_key: str, block: Mapping[str, Any]) -> float:
+    """``rope_theta`` from the scaling block or the config (10,000 when absent)."""
+    theta_key, theta = f"{block_key}.rope_theta", block.get("rope_theta")
+    if theta is None:
+        theta_key, theta = _first(config, ("rope_theta", "rotary_emb_base"))
+    if theta is None:
+        return 10000.0
+    return _real(str(theta_key), theta, low=1.0, high=1e12, low_open=True)
+
+
+def _rotary_dim(
+    config: Mapping[str, Any],
+    block_key: str,
+    block: Mapping[str, Any],
+    model_type: str | None,
+    head_dim: int,
+) -> tuple[int, float]:
+    """The rotated dimensions and their share of the head (``rotary_dim`` or the factor)."""
+    if config.get("rotary_dim") is not None and "partial_rotary_factor" not in block:
+        rotary_dim = _whole(
+            "rotary_dim", config["rotary_dim"], low=1, high=head_dim, what=" (at most head_dim)"
+        )
+        partial = rotary_dim / head_dim
+        how, rotary_key = f"rotary_dim = {rotary_dim}", "rotary_dim"
+    else:
+        partial = _partial_rotary_factor(config, block_key, block, model_type)
+        rotary_dim = int(head_dim * partial)
+        how = (
+            "the rotary dimensions int(head_dim × partial_rotary_factor) = "
+            f"int({head_dim} × {partial:g}) = {rotary_dim}"
+        )
+        rotary_key = "head_dim"
+    if rotary_dim < 2 or rotary_dim % 2:
+        raise ConfigError(
+            f"{how} must be even and at least 2 (dimensions rotate in pairs)", key=rotary_key
+        )
+    return rotary_dim, partial
+
+
+def _lengths(
+    config: Mapping[str, Any], block_key: str, block: Mapping[str, Any]
+) -> tuple[int, int | None, str]:
+    """The maximum length, the original (pre-extension) length if given, and its key."""
+    max_key, max_pos = _first(
+        config, ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length")
+    )
+    if max_key is None:
+        raise ConfigError(
+            "max_position_embeddings is missing (the model's maximum length, needed for "
+            "the trained range)",
+            key="max_position_embeddings",
+        )
+    max_pos = _whole(max_key, max_pos, low=1, high=MAX_POSITION)
+    original_key = "original_max_position_embeddings"
+    original = config.get(original_key)
+    if original is None and block.get(original_key) is not None:
+        original_key, original = f"{block_key}.{original_key}", block[original_key]
+    if original is not None:
+        original = _whole(original_key, original, low=1, high=MAX_POSITION)
+    return max_pos, original, original_key
+
+
+def _scaling_params(
+    rope_type: str,
+    block_key: str,
+    block: Mapping[str, Any],
+    original: int | None,
+    original_key: str,
+) -> tuple[dict[str, Any], dict[str, str], list[str]]:
+    """The block's keys the method accepts, where each came from, and the keys ignored."""
+    spec = ROPE_SCALING_KEYS[rope_type]
+    accepted = set(spec["required"]) | set(spec["optional"])
+    params: dict[str, Any] = {}
+    ignored = []
+    for key, value in block.items():
+        if key in _META_KEYS:
+            continue
+        if key in accepted:
+            params[key] = value
+        else:
+            ignored.append(str(key))
+    paths = {key: f"{block_key}.{key}" for key in params}
+    if original is not None and "original_max_position_embeddings" in accepted:
+        params["original_max_position_embeddings"] = original
+        paths["original_max_position_embeddings"] = original_key
+    return params, paths, ignored
+
+
+def _check_scaling(
+    rope_type: str,
+    base: float,
+    rotary_dim: int,
+    max_pos: int,
+    block_key: str,
+    params: Mapping[str, Any],
+    paths: Mapping[str, str],
+) -> None:
+    """Let the scaling method check its parameters; its message names the config's key."""
+    try:
+        compute_rope_parameters(
+            rope_type, base, rotary_dim, max_position_embeddings=max_pos, **params
+        )
+    except RopeScalingError as error:
+        message, key = str(error), error.key or ""
+        path = paths.get(key)
+        if path and message.startswith(key):
+            message = path + message[len(key) :]
+        else:
+            message = f"{block_key}: {message}"
+            path = f"{block_key}.{key}" if key else block_key
+        raise ConfigError(message, key=path) from None
 
 
 def rope_from_hf_config(
