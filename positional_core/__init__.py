@@ -7,6 +7,7 @@ One module per scheme; nothing here imports panel, holoviews, bokeh or param.
 * :mod:`~positional_core.rope` — RoPE rotations, scores, layouts, decay bound.
 * :mod:`~positional_core.extension` — trained angle bands, position interpolation, NTK base.
 * :mod:`~positional_core.rope_scaling` — Hugging Face ``rope_scaling`` methods (registry).
+* :mod:`~positional_core.stretch` — what each scaling method does to every pair of a head.
 * :mod:`~positional_core.hf_config` — RoPE schedule from a ``config.json``.
 * :mod:`~positional_core.alibi` — ALiBi slopes and biases.
 * :mod:`~positional_core.relative` — T5 relative buckets, Shaw's clipping, NoPE.
@@ -48,6 +49,7 @@ from .extension import (
     ntk_scaled_base,
     out_of_band,
     trained_max_angle,
+    trained_turns,
 )
 from .hf_config import (
     ConfigError,
@@ -103,6 +105,15 @@ from .sinusoidal import (
     sinusoidal_encoding,
     sinusoidal_frequencies,
 )
+from .stretch import (
+    AngleLine,
+    StretchSchedule,
+    StretchSettings,
+    angle_lines,
+    out_of_band_counts,
+    reference_frequencies,
+    stretch_schedule,
+)
 
 __all__ = [
     "ALIBI_FORMS",
@@ -111,6 +122,7 @@ __all__ = [
     "MODEL_CONFIG_NAMES",
     "ROPE_SCALING_METHODS",
     "SCHEMES",
+    "AngleLine",
     "ConfigError",
     "LearnedPositionTable",
     "NoRopeError",
@@ -119,6 +131,8 @@ __all__ = [
     "RopeModelInfo",
     "RopeScalingError",
     "RopeScoreTerms",
+    "StretchSchedule",
+    "StretchSettings",
     "T5BucketRegions",
     "alibi_bias",
     "alibi_bias_row",
@@ -127,6 +141,7 @@ __all__ = [
     "alibi_slope_sources",
     "alibi_slopes",
     "alibi_weight_factors",
+    "angle_lines",
     "apply_rope",
     "band_excess",
     "causal_mask",
@@ -147,9 +162,11 @@ __all__ = [
     "ntk_scaled_base",
     "order_similarity",
     "out_of_band",
+    "out_of_band_counts",
     "pair_indices",
     "parse_sentence",
     "read_rope_config",
+    "reference_frequencies",
     "rope_decay_bound",
     "rope_frequencies",
     "rope_from_hf_config",
@@ -166,12 +183,14 @@ __all__ = [
     "sinusoidal_encoding",
     "sinusoidal_frequencies",
     "softmax",
+    "stretch_schedule",
     "t5_bias_matrix",
     "t5_bucket_regions",
     "t5_new_buckets",
     "t5_random_bucket_biases",
     "t5_relative_bucket",
     "trained_max_angle",
+    "trained_turns",
     "wavelengths",
     "word_vector",
 ]

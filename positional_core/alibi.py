@@ -37,6 +37,7 @@ __all__ = [
     "ALIBI_FORMS",
     "alibi_bias",
     "alibi_bias_row",
+    "alibi_distance_shift",
     "alibi_half_lives",
     "alibi_head_bias",
     "alibi_slope_sources",
@@ -283,6 +284,46 @@ def alibi_bias_row(
     if causal:
         row[query + 1 :] = -np.inf
     return row
+
+
+def alibi_distance_shift(slopes: object, trained_len: int, target_len: int) -> np.ndarray:
+    """How much each head's bias at a trained distance changes when the input grows.
+
+    The last query of a ``trained_len``-token input and the last query of a
+    ``target_len``-token input see keys at the distances ``Δ = 0 … L − 1``
+    both; this is the largest ``|b(Δ)|`` difference between their bias rows
+    (:func:`alibi_bias_row`) over those distances. It is 0 for every head: the
+    bias depends on the distance alone, so a longer input brings only longer
+    distances, never a new bias for a distance seen in training.
+
+    Parameters
+    ----------
+    slopes : array_like, shape (H,)
+        Slopes ``m_h``, finite, ``0 ≤ m ≤ 1e6``.
+    trained_len, target_len : int
+        ``L`` and ``L′``, ``1 ≤ L ≤ L′ ≤ MAX_POSITION``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (H,)
+
+    Examples
+    --------
+    >>> alibi_distance_shift(alibi_slopes(8)[[0, 7]], 4096, 16384)
+    array([0., 0.])
+    """
+    array = check_finite_array("slopes", slopes)
+    if array.ndim != 1 or array.size == 0:
+        raise ValueError(f"slopes must be a non-empty 1-D array, got shape {array.shape}")
+    trained = check_count("trained_len", trained_len, high=MAX_POSITION)
+    target = check_count("target_len", target_len, low=trained, high=MAX_POSITION)
+    shifts = np.empty(array.size)
+    for h, slope in enumerate(array):
+        # Reversed, entry Δ of a row is the bias of the key Δ positions back.
+        short = alibi_bias_row(float(slope), trained - 1, trained)[::-1]
+        long = alibi_bias_row(float(slope), target - 1, target)[::-1][:trained]
+        shifts[h] = np.max(np.abs(long - short))
+    return shifts
 
 
 def alibi_half_lives(slopes: object) -> np.ndarray:

@@ -45,6 +45,7 @@ __all__ = [
     "OrderLayer",
     "causal_mask",
     "compare_order_similarity",
+    "embed_sentence",
     "encode_sentence",
     "match_rows",
     "order_similarity",
@@ -414,6 +415,36 @@ def encode_sentence(sentence: str, scheme: str = "none", causal: bool = False) -
     [2, 1, 0]
     """
     return _default_layer().encode(parse_sentence(sentence), scheme, causal)
+
+
+def embed_sentence(sentence: str, scheme: str = "none") -> np.ndarray:
+    """Input rows ``(n, 16)`` of the default :class:`OrderLayer` for a typed sentence.
+
+    Each row is the word's :func:`word_vector` (plus the sinusoidal code of its
+    position for ``scheme="sinusoidal"``): the same word gives the same row
+    wherever it stands.
+
+    Parameters
+    ----------
+    sentence : str
+        Parsed by :func:`parse_sentence` (2 to 32 words).
+    scheme : {"none", "sinusoidal", "rope"}
+        RoPE acts on queries and keys, not on the inputs: its rows are those of "none".
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, 16)
+
+    Examples
+    --------
+    >>> a = embed_sentence("dog bites man")
+    >>> b = embed_sentence("man bites dog")
+    >>> match_rows(a, b)  # the same words: the same rows, reordered
+    [2, 1, 0]
+    >>> match_rows(a, embed_sentence("man bites dog", "sinusoidal"))
+    [None, None, None]
+    """
+    return _default_layer().embed(parse_sentence(sentence), scheme)
 
 
 def order_similarity(

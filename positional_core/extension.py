@@ -37,6 +37,7 @@ __all__ = [
     "ntk_scaled_base",
     "out_of_band",
     "trained_max_angle",
+    "trained_turns",
 ]
 
 #: Relative tolerance when comparing a new band edge with the trained one, so a
@@ -94,6 +95,31 @@ def trained_max_angle(inv_freq: object, trained_len: int) -> np.ndarray:
     theta = _check_inv_freq("inv_freq", inv_freq)
     trained_len = check_count("trained_len", trained_len)
     return theta * trained_len
+
+
+def trained_turns(inv_freq: object, trained_len: int) -> np.ndarray:
+    """How many turns each pair makes within the trained length: ``θ_i · L / 2π``.
+
+    Below 1, the pair has seen only that fraction of the circle in training.
+
+    Parameters
+    ----------
+    inv_freq : array_like, shape (d/2,)
+        Rotation speeds ``θ_i`` (> 0).
+    trained_len : int
+        Trained length ``L``, ``1 ≤ L ≤ MAX_POSITION``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d/2,)
+
+    Examples
+    --------
+    >>> from positional_core.rope import rope_frequencies
+    >>> round(float(trained_turns(rope_frequencies(128), 4096)[-1]), 3)  # 7.5 % of a turn
+    0.075
+    """
+    return trained_max_angle(inv_freq, trained_len) / (2 * np.pi)
 
 
 def never_complete_turn(inv_freq: object, trained_len: int) -> np.ndarray:

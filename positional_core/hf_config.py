@@ -305,6 +305,13 @@ class RopeModelInfo:
             return self.max_position_embeddings / original
         return 1.0
 
+    @property
+    def target_len(self) -> int:
+        """The longest length the config serves, ``L′``: ``max_position_embeddings``, or
+        ``factor × trained_len`` when that is longer (Qwen2.5's 128K YaRN block keeps
+        ``max_position_embeddings`` at 32,768)."""
+        return max(self.max_position_embeddings, round(self.factor * self.trained_len))
+
     def rope_parameters(self, seq_len: int | None = None) -> tuple[np.ndarray, float]:
         """``(inv_freq (rotary_dim/2,), attention_factor)`` when serving ``seq_len`` tokens.
 

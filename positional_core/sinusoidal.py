@@ -27,6 +27,7 @@ from ._validation import (
     check_count,
     check_even_dim,
     check_position,
+    check_positions,
     check_size,
 )
 
@@ -224,7 +225,7 @@ def code_similarity(t: float, n_positions: int, d: int, base: float = 10000.0) -
     return unit_phasors(offsets, omega).real.sum(axis=1)
 
 
-def clock_angles(position: float, d: int, base: float = 10000.0) -> np.ndarray:
+def clock_angles(position: float | np.ndarray, d: int, base: float = 10000.0) -> np.ndarray:
     """Hand angles ``position · ω_i`` of the clock face, one per pair (radians).
 
     Pair ``i`` of the code is the point ``(sin a_i, cos a_i)`` with
@@ -233,8 +234,9 @@ def clock_angles(position: float, d: int, base: float = 10000.0) -> np.ndarray:
 
     Parameters
     ----------
-    position : float
-        Finite, ``|position| ≤ MAX_POSITION``.
+    position : float or array_like of float, shape (n,)
+        Finite, ``|position| ≤ MAX_POSITION``; several positions give one
+        row of angles each.
     d : int
         Code dimension, even, ``2 ≤ d ≤ MAX_DIM``.
     base : float, default 10000.0
@@ -242,13 +244,22 @@ def clock_angles(position: float, d: int, base: float = 10000.0) -> np.ndarray:
 
     Returns
     -------
-    numpy.ndarray, shape (d/2,)
+    numpy.ndarray, shape (d/2,), or (n, d/2) for n positions
         Fast hands first.
 
     Examples
     --------
     >>> clock_angles(3, 4)
     array([3.  , 0.03])
+    >>> clock_angles([0, 3], 4)
+    array([[0.  , 0.  ],
+           [3.  , 0.03]])
     """
-    position = check_position("position", position)
-    return position * sinusoidal_frequencies(d, base)
+    omega = sinusoidal_frequencies(d, base)
+    if np.ndim(position) == 0:
+        return check_position("position", position) * omega
+    positions = check_positions("position", position)
+    if positions.ndim != 1:
+        raise ValueError(f"position must be a number or a 1-D array, got shape {positions.shape}")
+    check_size("the clock angles (positions × d/2)", positions.size * omega.size)
+    return positions[:, None] * omega[None, :]

@@ -11,6 +11,7 @@ from positional_core._validation import MAX_HEADS, MAX_POSITION
 from positional_core.alibi import (
     alibi_bias,
     alibi_bias_row,
+    alibi_distance_shift,
     alibi_half_lives,
     alibi_head_bias,
     alibi_slope_sources,
@@ -269,3 +270,35 @@ class TestWeightFactors:
     def test_size_cap(self):
         with pytest.raises(ValueError):
             alibi_weight_factors(np.ones(MAX_HEADS), np.arange(2**17))
+
+
+class TestDistanceShift:
+    """Train short, test long: a longer input changes no bias at a trained distance."""
+
+    def test_zero_for_every_head_and_length(self):
+        slopes = alibi_slopes(12)
+        for trained, target in ((1, 1), (128, 2**20), (4096, 16384), (4096, 4096)):
+            np.testing.assert_array_equal(alibi_distance_shift(slopes, trained, target), 0.0)
+
+    def test_naive_reference(self):
+        # Bias of the key Δ back from the last query, as −m·Δ written out, per length.
+        slope, trained, target = 0.25, 7, 19
+        short = [-slope * (trained - 1 - j) for j in range(trained)][::-1]
+        long = [-slope * (target - 1 - j) for j in range(target)][::-1][:trained]
+        expected = max(abs(a - b) for a, b in zip(short, long, strict=True))
+        assert alibi_distance_shift([slope], trained, target)[0] == expected == 0
+
+    @pytest.mark.parametrize(
+        ("slopes", "trained", "target", "match"),
+        [
+            ([], 4, 8, "^slopes"),
+            ([[0.5]], 4, 8, "^slopes"),
+            ([np.inf], 4, 8, "^slopes"),
+            ([0.5], 0, 8, "^trained_len"),
+            ([0.5], 8, 4, "^target_len"),
+            ([0.5], 4, MAX_POSITION + 1, "^target_len"),
+        ],
+    )
+    def test_bad_input(self, slopes, trained, target, match):
+        with pytest.raises(ValueError, match=match):
+            alibi_distance_shift(slopes, trained, target)

@@ -16,6 +16,7 @@ from positional_core.attention import (
     OrderLayer,
     causal_mask,
     compare_order_similarity,
+    embed_sentence,
     encode_sentence,
     match_rows,
     order_similarity,
@@ -69,6 +70,20 @@ class TestOrderDemo:
         out_b = encode_sentence(" ".join(shuffled))
         matches = match_rows(out_a, out_b)
         assert None not in matches and sorted(matches) == list(range(len(words)))
+
+    def test_input_rows_are_the_word_vectors(self):
+        a = embed_sentence("Dog bites man")
+        assert a.shape == (3, 16)
+        np.testing.assert_array_equal(a[0], word_vector("dog"))
+        b = embed_sentence("man bites dog")
+        assert match_rows(a, b) == [2, 1, 0]
+        np.testing.assert_array_equal(embed_sentence("man bites dog", "rope"), b)
+        codes = embed_sentence("man bites dog", "sinusoidal")
+        assert match_rows(a, codes) == [None, None, None]
+        with pytest.raises(ValueError, match="at least 2 words"):
+            embed_sentence("dog")
+        with pytest.raises(ValueError, match="scheme"):
+            embed_sentence("dog bites", "alibi")
 
     def test_schemes(self):
         assert SCHEMES == ("none", "sinusoidal", "rope")

@@ -163,6 +163,18 @@ class TestProperties:
         np.testing.assert_allclose(code[0::2], np.sin(angles))
         np.testing.assert_allclose(code[1::2], np.cos(angles))
 
+    def test_clock_angles_of_several_positions_are_one_row_each(self):
+        positions = np.array([0, 7, 2.5, 4095])
+        angles = clock_angles(positions, 16, 100)
+        assert angles.shape == (4, 8)
+        for row, t in zip(angles, positions, strict=True):
+            np.testing.assert_array_equal(row, clock_angles(t, 16, 100))
+        assert clock_angles([], 4).shape == (0, 2)
+        with pytest.raises(ValueError, match="position"):
+            clock_angles([[1, 2]], 4)
+        with pytest.raises(ValueError, match="position"):
+            clock_angles([1, float("nan")], 4)
+
     def test_fractional_positions_lie_between(self):
         assert sinusoidal_code(0.5, 2)[0] == pytest.approx(math.sin(0.5))
 
