@@ -8,8 +8,7 @@ model ("unstable") is kept per object after its first read; a plain one (a
 number, a string, ``None``) is not. HoloViews reads dozens of them per glyph
 when it builds a plot (copying a glyph's properties to its selection and
 hover glyphs), so a page's first build read ~13,000 plain defaults, each
-worked out afresh: RoPE's session, in one process, spent ~17 % of its build
-there (counted 2026-12-01).
+worked out afresh, a sizeable part of a session's build (docs/performance.md).
 
 :func:`keep_plain_defaults` keeps the answer per (class, property) for
 defaults that are immutable values and not set by a theme. The value kept is

@@ -40,8 +40,6 @@ from __future__ import annotations
 
 import argparse
 import html
-import json
-import re
 import sys
 import time
 import traceback
@@ -54,12 +52,13 @@ from typing import Any
 import panel as pn
 import param
 from bokeh.resources import INLINE
-from panel.io.resources import CDN_DIST, DIST_DIR
 
-from .look import FONT_STACK, escape_text, figure_card
+from .cards import figure_card
+from .look import FONT_STACK, escape_text
 from .main import PAGES, TITLE
 from .page import Page
-from .theme import A11Y_JS_FILE, OVERLAY_JS_FILE, OfflineNative
+from .standalone import make_self_contained, with_page_scripts
+from .theme import OfflineNative
 
 __all__ = ["SPECS", "ExportResult", "ExportSpec", "export", "export_figure", "main"]
 
@@ -102,18 +101,16 @@ def _objects(page: str, control: str) -> tuple[Any, ...]:
     return tuple(PAGES[page].param[control].objects) if page in PAGES else ()
 
 
+#: Sentences B of the Order figures (A stays "dog bites man").
+_ORDER_B = ("man bites dog", "dog man bites", "bites dog man", "dog bites man", "a dog bites a man")
+
 #: The exported figures. Main controls are chosen so the file tells the figure's
 #: story with the defaults of everything else; states are every value of a small
 #: range, or every option of a selector.
 SPECS: tuple[ExportSpec, ...] = (
     # Order: the two sentences go through one attention head.
-    ExportSpec(
-        "order",
-        "similarity",
-        "b",
-        ("man bites dog", "dog man bites", "bites dog man", "dog bites man", "a dog bites a man"),
-        widget="select",
-    ),
+    ExportSpec("order", "inputs", "b", _ORDER_B, widget="select"),
+    ExportSpec("order", "similarity", "b", _ORDER_B, widget="select"),
     ExportSpec("order", "permutation", "scheme", _objects("order", "scheme"), widget="buttons"),
     # Sinusoidal: position t over all n = 64 rows.
     ExportSpec("sinusoidal", "table", "t", _span(0, 63)),
@@ -273,100 +270,6 @@ def build_view(spec: ExportSpec) -> tuple[pn.viewable.Viewable, pn.widgets.Widge
         styles={"max-width": "1000px"},
     )
     return view, control, page
-
-
-# ----------------------------------------------- making the file self-contained
-def _local_css(url: str) -> str:
-    """The text of a stylesheet Panel references on its CDN, read from its ``dist``."""
-    if not url.startswith(CDN_DIST):
-        raise ValueError(f"stylesheet outside Panel's dist, cannot inline: {url}")
-    relative = url[len(CDN_DIST) :].split("?", 1)[0].split("#", 1)[0]
-    path = (Path(DIST_DIR) / relative).resolve()
-    if Path(DIST_DIR).resolve() not in path.parents or not path.is_file():
-        raise ValueError(f"no local copy of stylesheet {url}")
-    return path.read_text(encoding="utf-8")
-
-
-def _inline_stylesheets(node: Any) -> Any:
-    """``node`` (serialised Bokeh JSON) with every ImportedStyleSheet made inline.
-
-    Also walks JSON held in strings: the embedded states keep each recorded
-    document patch as a JSON string.
-    """
-    if isinstance(node, dict):
-        if node.get("name") == "ImportedStyleSheet" and "attributes" in node:
-            url = node["attributes"].get("url", "")
-            return {
-                **node,
-                "name": "InlineStyleSheet",
-                "attributes": {"css": _local_css(url)},
-            }
-        return {k: _inline_stylesheets(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_inline_stylesheets(v) for v in node]
-    if isinstance(node, str) and "ImportedStyleSheet" in node:
-        try:
-            inner = json.loads(node)
-        except ValueError:
-            return node
-        return json.dumps(_inline_stylesheets(inner), separators=(",", ":"))
-    return node
-
-
-_DOCS_JSON = re.compile(r'(<script type="application/json" id="[^"]+">)(.*?)(</script>)', re.S)
-_EXTERNAL_MODULE = re.compile(r'<script type="module" src="https?://[^"]*"></script>\s*')
-_EXTERNAL_REF = re.compile(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.I)
-
-
-def _recorded_states(node: Any) -> int:
-    """How many states the embedded ``State`` model of the serialised document holds."""
-    if isinstance(node, dict):
-        if str(node.get("name", "")).endswith("models.state.State"):
-            state = node.get("attributes", {}).get("state", {})
-            entries = state.get("entries", state) if isinstance(state, dict) else []
-            return len(entries)
-        return max((_recorded_states(v) for v in node.values()), default=0)
-    if isinstance(node, list):
-        return max((_recorded_states(v) for v in node), default=0)
-    return 0
-
-
-def make_self_contained(page_html: str) -> tuple[str, int]:
-    """Inline the stylesheets Panel links to and drop external module scripts.
-
-    Returns the page and the number of precomputed states it holds; raises
-    ``ValueError`` if anything would still load from another host.
-    """
-    states: list[int] = []
-
-    def fix(match: re.Match[str]) -> str:
-        docs = _inline_stylesheets(json.loads(html.unescape(match.group(2))))
-        text = json.dumps(docs, separators=(",", ":"))
-        if "ImportedStyleSheet" in text:
-            raise ValueError("a stylesheet link is left in the document")
-        states.append(_recorded_states(docs))
-        return match.group(1) + html.escape(text, quote=False) + match.group(3)
-
-    out, count = _DOCS_JSON.subn(fix, page_html)
-    if count != 1:
-        raise ValueError(f"expected one Bokeh document in the page, found {count}")
-    out = _EXTERNAL_MODULE.sub("", out)
-    # A tag whose src/href would load something from another host.
-    tags = re.findall(r"<(?:script|link|img|iframe|source)\b[^>]*>", out, re.I)
-    external = [t for t in tags if _EXTERNAL_REF.search(t)]
-    if external:
-        raise ValueError(f"external reference left in the page: {external[0][:120]}")
-    return out, states[0]
-
-
-def with_page_scripts(page_html: str) -> str:
-    """``page_html`` with app/static/a11y.js and overlay.js inlined at the end of its body."""
-    scripts = [f.read_text(encoding="utf-8") for f in (A11Y_JS_FILE, OVERLAY_JS_FILE)]
-    if any("</script" in s.lower() for s in scripts) or "</body>" not in page_html:
-        raise ValueError("cannot inline the page scripts")
-    head, tail = page_html.rsplit("</body>", 1)
-    inlined = "".join(f"<script>\n{s}</script>\n" for s in scripts)
-    return f"{head}{inlined}</body>{tail}"
 
 
 # ------------------------------------------------------------------ exporting

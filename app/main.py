@@ -23,15 +23,17 @@ import panel as pn
 import param
 
 from .bokeh_defaults import keep_plain_defaults
-from .compare import ComparePage
-from .extension import ExtensionPage
-from .look import FONT_STACK, OKABE_ITO, notice_pane
-from .order import OrderPage
-from .page import Page, one_update, walk_the_graph_once
+from .cards import notice_pane
+from .look import FONT_STACK, OKABE_ITO
+from .page import Page
 from .pages.alibi import AlibiPage
-from .relative import RelativePage
-from .rope import RopePage
-from .sinusoidal import SinusoidalPage
+from .pages.compare import ComparePage
+from .pages.extension import ExtensionPage
+from .pages.order import OrderPage
+from .pages.relative import RelativePage
+from .pages.rope import RopePage
+from .pages.sinusoidal import SinusoidalPage
+from .respond import one_update, walk_the_graph_once
 from .theme import OfflineFast, OfflineNative, css_served_here, without_mathjax
 from .transport import send_without_delay
 from .urlstate import UrlWriter, normalise_query, page_query
@@ -56,20 +58,19 @@ GC_THRESHOLDS = (10_000, 10, 100)
 
 
 def collect_garbage_less_often() -> None:
-    """Run Python's cyclic garbage collector less often in the server (issue 8).
+    """Run Python's cyclic garbage collector less often in the server.
 
     Each open session keeps ~50,000 objects alive (its models, plots and
     elements). With Python's thresholds a full collection, which walks every
     one of them while the server does nothing else, may start every ~70,000
     new objects, and a change or a page build makes hundreds of thousands.
-    Forty open sessions, 300 changes and ten new sessions in one process
-    (``python benchmarks/gc_pauses.py``, 2026-12-01): Python's thresholds ran
-    12 full collections, 5.3 s of stalls, up to 1.25 s each (every student's
-    page waits that long); these ran none, the collector's time in all fell
-    from 6.3 s to 1.4 s, its longest pause from 1.25 s to 28 ms, and the
-    slowest change from 1.37 s to 0.17 s, for 9 % more memory at the peak
-    (garbage waits longer). Closed sessions are still freed: Panel runs a
-    full collection 5 s after discarding them.
+    A full collection stalls every session of the process, and with many
+    open sessions it runs often and long: ``python benchmarks/gc_pauses.py``
+    (forty open sessions, 300 changes, ten new sessions) measures the pauses
+    under both thresholds (docs/performance.md). Higher thresholds trade a
+    little peak memory (garbage waits longer) for far fewer full collections.
+    Closed sessions are still freed: Panel runs a full collection 5 s after
+    discarding them.
     """
     if gc.get_threshold()[0] < GC_THRESHOLDS[0]:
         gc.set_threshold(*GC_THRESHOLDS)

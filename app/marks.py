@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import holoviews as hv
@@ -71,7 +72,8 @@ class Mark:
     the browser (the frame gives it :class:`app.selection.Choices`); several
     controls make one key, Σ value·stride. ``on_top`` draws it on Bokeh's
     overlay level (outlines and pointers: a change of them repaints only that
-    level). ``drag`` lets the reader drag its points (``Chart.dragged``).
+    level). ``drag`` lets the reader drag its points (``Chart.dragged``); a string
+    is also the drag tool's tooltip.
     ``hover`` builds per-plot hover formatters (a Bokeh model belongs to one
     document): ``{"@bias": make_formatter}``.
     """
@@ -85,7 +87,7 @@ class Mark:
     choice: str | tuple[str, ...] = ()
     strides: tuple[int, ...] = (1,)
     on_top: bool = False
-    drag: bool = False
+    drag: bool | str = False
 
     def __post_init__(self) -> None:
         for dim in self.dimensions:
@@ -99,11 +101,11 @@ class Mark:
         if controls and len(self.strides) != len(controls):
             raise ValueError("one stride per choice control")
 
-    @property
+    @cached_property  # a Dimension takes ~1 ms to build; a change reads these per mark
     def dimensions(self) -> list[hv.Dimension]:
         return [_dimension(d) for d in (*self.kdims, *self.vdims)]
 
-    @property
+    @cached_property
     def names(self) -> list[str]:
         return [d.name for d in self.dimensions]
 
@@ -138,7 +140,8 @@ class Mark:
             dims["label"] = label
         if self.is_image:
             x, y, dw, dh = (float(np.asarray(columns[k])[0]) for k in ("x", "y", "dw", "dh"))
-            image = np.asarray(columns["image"][0], dtype=float)
+            planes = [np.asarray(columns[n][0], dtype=float) for n in ["image", *self._planes()]]
+            image = planes[0] if len(planes) == 1 else np.dstack(planes)
             # HoloViews' row 0 is the top of the image; Bokeh's the bottom.
             return self.kind(np.flipud(image), bounds=(x, y, x + dw, y + dh), **dims)
         if self.is_path:
@@ -152,13 +155,18 @@ class Mark:
         return self.kind(data, **dims)
 
     def _vnames(self) -> list[str]:
-        return [_dimension(v).name for v in self.vdims]
+        return self.names[len(self.kdims) :]
+
+    def _planes(self) -> list[str]:
+        """An image's value dimensions past the first: one more image column each
+        (HoloViews draws them for the hover, e.g. each cell's bucket)."""
+        return self._vnames()[1:]
 
     # ------------------------------------------------------- later changes
     def source_columns(self, columns: Columns) -> dict[str, Any]:
         """The columns of the mark's Bokeh source, as HoloViews names them."""
         if self.is_image:
-            names: list[str] = [*_IMAGE, *self.field_columns()]
+            names: list[str] = [*_IMAGE, *self._planes(), *self.field_columns()]
         elif self.is_path:
             names = [*_PATH, *self._vnames(), *self.field_columns()]
         else:

@@ -1,4 +1,4 @@
-"""Numbers written for people: one place for every page's formatting.
+"""Numbers (and lists) written for people: one place for every page's formatting.
 
 A true minus sign (−, not the hyphen), thousands separators, and tiny or huge
 values in scientific notation that a student can read (``1.1 × 10⁻¹²``, never
@@ -8,11 +8,13 @@ a bare ``1.1e-12``).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 __all__ = [
     "difference",
     "fixed",
     "integer",
+    "join_items",
     "num",
     "readable",
     "sci",
@@ -113,3 +115,11 @@ def readable(value: float, digits: int = 4) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return _minus(text)
+
+
+def join_items(items: Iterable[str]) -> str:
+    """``a, b and c``."""
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]

@@ -24,7 +24,7 @@ from urllib.parse import urlencode
 import panel as pn
 import param
 
-from .choice import release_with_session
+from .selection import release_with_session
 
 __all__ = [
     "MAX_VALUE_CHARS",

@@ -9,7 +9,7 @@ import param
 
 from positional_core.presets import model_config
 
-from ...look import notice_pane
+from ...cards import notice_pane
 from ...page import Page
 from .decay import Decay
 from .matrix import BiasMatrix

@@ -11,7 +11,8 @@ import panel as pn
 from positional_core.alibi import alibi_half_lives, alibi_slope_sources, alibi_slopes
 
 from ...chart import KEY, Chart, Choices, Frame, Mark, padded
-from ...look import WARNING, is_dark, join_items, legend_outside, plot_opts
+from ...look import WARNING, is_dark, legend_outside, plot_opts
+from ...numbers import join_items
 from .shared import SOURCE_COLORS, power_text, slope_text
 
 _H = hv.Dimension("h", label="head h")

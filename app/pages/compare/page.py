@@ -1,0 +1,123 @@
+"""The Compare page: its controls, the rule L′ ≥ L, and its layout (C1–C5 and a summary)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import panel as pn
+import param
+
+from ...page import Page
+from .alibi import Alibi
+from .learned import Learned
+from .rope import Rope
+from .sinusoidal import Sinusoidal
+from .summary import summary_card
+from .t5 import T5
+
+__all__ = ["ComparePage"]
+
+#: Lengths offered for L and L′: powers of two (model lengths are).
+_LENGTHS = [2**k for k in range(7, 21)]
+
+_GRID_CSS = """
+:host { grid-template-columns: repeat(2, minmax(0, 1fr)) !important; }
+@media (min-width: 1680px) {
+  :host { grid-template-columns: repeat(3, minmax(0, 1fr)) !important; }
+}
+@media (min-width: 2300px) {
+  :host { grid-template-columns: repeat(5, minmax(0, 1fr)) !important; }
+}
+"""
+
+
+class ComparePage(Page):
+    """Learned, sinusoidal, RoPE, ALiBi and T5 past the trained length, side by side."""
+
+    slug: ClassVar[str] = "compare"
+    title: ClassVar[str] = "Compare"
+    intro: ClassVar[str] = (
+        "A model is trained on inputs of length L and then run on longer ones, of length "
+        "L′. What does each scheme do past L? The learned table has no row, sinusoidal "
+        "codes are defined but never seen, RoPE pairs leave the band of angles they "
+        "trained on, ALiBi's biases stay the same function of distance, and T5's far "
+        "distances all share one bucket, so no new bucket appears."
+    )
+    charts: ClassVar[dict[str, Any]] = {
+        "learned": Learned,
+        "sinusoidal": Sinusoidal,
+        "rope": Rope,
+        "alibi": Alibi,
+        "t5": T5,
+    }
+
+    trained_len = param.Selector(
+        default=4096,
+        objects={f"{n:,}": n for n in _LENGTHS[:-2]},
+        label="Trained length L",
+        doc="The longest input seen in training (positions 0 … L − 1).",
+    )
+    target_len = param.Selector(
+        default=16384,
+        objects={f"{n:,}": n for n in _LENGTHS},
+        label="Target length L′",
+        doc="The length the model is run at. At least L.",
+    )
+    d = param.Integer(
+        default=128,
+        bounds=(4, 512),
+        step=2,
+        label="Head dimension d (even)",
+        doc="Dimensions of the code (sinusoidal) or of a head (RoPE); d/2 pairs.",
+    )
+    base = param.Selector(
+        default=10_000,
+        objects={f"{b:,}": b for b in (1_000, 10_000, 100_000, 500_000, 1_000_000)},
+        label="Base",
+        doc="Sets the slowest pair's speed (about 2π·base positions per turn). "
+        "10,000 in the original transformer; Llama 3 uses 500,000.",
+    )
+    heads = param.Integer(
+        default=8,
+        bounds=(1, 128),
+        label="ALiBi heads H",
+        doc="Number of ALiBi heads; slopes 2^(−8h/H).",
+    )
+
+    widget_specs: ClassVar[dict[str, dict[str, Any]]] = {
+        "trained_len": {"type": pn.widgets.DiscreteSlider},
+        "target_len": {"type": pn.widgets.DiscreteSlider},
+        "d": {"type": pn.widgets.IntSlider, "throttled": True},
+        "base": {"type": pn.widgets.DiscreteSlider},
+        "heads": {"type": pn.widgets.IntSlider},
+    }
+
+    # ------------------------------------------------------------------ rules
+    @classmethod
+    def constrain(cls, values: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        fixed = dict(values)
+        notes: list[str] = []
+        if fixed["d"] % 2:
+            even = fixed["d"] - 1 if fixed["d"] > 4 else 4
+            notes.append(f"d = {fixed['d']} is odd; dimensions come in pairs, so d set to {even}.")
+            fixed["d"] = even
+        if fixed["target_len"] < fixed["trained_len"]:
+            notes.append(
+                f"Target length L′ = {fixed['target_len']:,} is shorter than the trained "
+                f"length L = {fixed['trained_len']:,}; set to {fixed['trained_len']:,}."
+            )
+            fixed["target_len"] = fixed["trained_len"]
+        fixed, more = super().constrain(fixed)
+        return fixed, notes + more
+
+    @param.depends("trained_len", "target_len", "d", watch=True)
+    def _keep_consistent(self) -> None:
+        self.keep_consistent()
+
+    # ---------------------------------------------------------------- layout
+    def _arrange(self, cards: list[pn.viewable.Viewable]) -> pn.viewable.Viewable:
+        # Two columns on a laptop (more would leave each figure too narrow to read;
+        # the fifth card starts a third row), three on a wide screen, all five
+        # side by side on a very wide one.
+        grid = pn.GridBox(*cards, ncols=2, sizing_mode="stretch_width", stylesheets=[_GRID_CSS])
+        return pn.Column(grid, summary_card(self), sizing_mode="stretch_width")

@@ -1,0 +1,314 @@
+"""What each scheme does at the target length: a verdict per scheme, from the core's numbers.
+
+Each verdict is a function of the controls it reads (:data:`VERDICT_CONTROLS`),
+cached per value: a scheme's card and the summary table share one computation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from positional_core.alibi import alibi_distance_shift, alibi_slopes, alibi_weight_factors
+from positional_core.attention import compare_order_similarity
+from positional_core.extension import (
+    band_excess,
+    never_complete_turn,
+    out_of_band,
+    trained_max_angle,
+)
+from positional_core.learned import (
+    LearnedPositionTable,
+    learned_parameter_count,
+    missing_positions,
+)
+from positional_core.relative import t5_new_buckets
+from positional_core.sinusoidal import sinusoidal_frequencies
+from positional_core.stretch import StretchSchedule, StretchSettings, stretch_schedule
+
+from ...numbers import integer, num, readable, sci
+from .columns import ORDER_PAIR, T5_HEADS, T5_LAST_BUCKET, T5_SETTINGS, SchemeColumn
+
+__all__ = [
+    "VERDICT_CONTROLS",
+    "OrderCheck",
+    "Verdict",
+    "no_positions",
+    "order_check",
+    "rope_counts",
+    "rope_schedule",
+    "rope_speeds",
+    "t5_verdict",
+    "verdict",
+]
+
+#: Values kept per cached function: recent settings of the open sessions (pure
+#: results of the settings, the same for every session).
+_CACHE = 64
+#: The controls each scheme's verdict reads, in the order its function takes them.
+VERDICT_CONTROLS: dict[str, tuple[str, ...]] = {
+    "learned": ("trained_len", "target_len", "d"),
+    "sinusoidal": ("trained_len", "target_len", "d", "base"),
+    "rope": ("trained_len", "target_len", "d", "base"),
+    "alibi": ("trained_len", "target_len", "heads"),
+    "t5": ("trained_len", "target_len"),
+}
+#: The RoPE methods compared, and the schedule's names for their counts.
+_COUNTED = {"none": "none", "interpolation": "linear", "NTK-aware": "ntk"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a scheme does at the target length, from the core's numbers.
+
+    ``kind`` is ``"breaks"`` (the model cannot run), ``"unseen"`` (it runs on
+    inputs it never saw in training) or ``"fine"`` (nothing new). ``headline``
+    and ``short`` are plain text; ``detail`` and ``parameters`` are trusted HTML
+    built from numbers.
+    """
+
+    kind: str
+    headline: str
+    detail: str
+    short: str
+    parameters: str
+
+
+def verdict(p: Any, key: str) -> Verdict:
+    """The verdict of scheme ``key`` for the page ``p``'s settings."""
+    make = _VERDICTS[key]
+    return make(*(getattr(p, name) for name in VERDICT_CONTROLS[key]))
+
+
+# ------------------------------------------------------------------ RoPE
+@lru_cache(maxsize=_CACHE)
+def rope_schedule(trained_len: int, target_len: int, d: int, base: float) -> StretchSchedule:
+    """The unscaled head stretched from L to L′ (``s = L′/L``), with position
+    interpolation and the NTK-aware base beside it. (The core takes every setting
+    the page offers: ``s`` ≤ 2²⁰/2⁷ = 8,192 and 4 ≤ d ≤ 512.)"""
+    return stretch_schedule(
+        StretchSettings(
+            base=float(base),
+            d=d,
+            trained_len=trained_len,
+            target_len=target_len,
+            factor=target_len / trained_len,
+        )
+    )
+
+
+def rope_counts(sch: StretchSchedule) -> dict[str, int]:
+    """Pairs out of band per method: ``none``, ``interpolation``, ``NTK-aware``."""
+    return {name: sch.counts[raw] for name, raw in _COUNTED.items()}
+
+
+def rope_speeds(sch: StretchSchedule) -> dict[str, np.ndarray]:
+    """Each method's speeds θ′ (the trained ones for ``none``)."""
+    return {"none": sch.theta, "interpolation": sch.interpolated, "NTK-aware": sch.ntk}
+
+
+@lru_cache(maxsize=_CACHE)
+def rope_verdict(trained_len: int, target_len: int, d: int, base: float) -> Verdict:
+    sch = rope_schedule(trained_len, target_len, d, base)
+    pairs, counts = d // 2, rope_counts(sch)
+    none, linear, ntk = counts["none"], counts["interpolation"], counts["NTK-aware"]
+    detail = (
+        f"{int(sch.never.sum())} of {pairs} pairs never completed a turn in training. At L′ "
+        f"with no change <b>{none} of {pairs}</b> pairs leave their band; "
+        f"with position interpolation (every θ / {readable(sch.length_ratio)}): "
+        f"<b>{linear}</b>; with the NTK-aware base "
+        f"{integer(round(sch.ntk_base))}: <b>{ntk}</b>"
+    )
+    if ntk:
+        detail += " (it slows the slowest pair by exactly the factor, the others by less)"
+    return Verdict(
+        "unseen" if none else "fine",
+        f"{none} of {pairs} pairs leave their band" if none else "Every pair stays in its band",
+        detail + ".",
+        f"{none} of {pairs} pairs out of band; {linear} after interpolation, {ntk} with NTK",
+        "0 (a fixed rotation)",
+    )
+
+
+# ------------------------------------------------------- the other schemes
+@lru_cache(maxsize=_CACHE)
+def learned_verdict(trained_len: int, target_len: int, d: int) -> Verdict:
+    missing = missing_positions(trained_len, target_len)
+    parameters = f"L × d = {trained_len:,} × {d} = {learned_parameter_count(trained_len, d):,}"
+    if missing == 0:
+        return Verdict(
+            "fine",
+            "Every position has a row",
+            f"L′ = L: rows 0 … {trained_len - 1:,} cover every position.",
+            "every position has a row",
+            parameters,
+        )
+    last = target_len - 1
+    has_row = LearnedPositionTable(trained_len, d).has_row(last)  # never builds the table
+    return Verdict(
+        "breaks",
+        f"No row for {missing:,} positions",
+        (
+            f"Rows 0 … {trained_len - 1:,} exist; positions {trained_len:,} … {last:,} have "
+            f"<b>no row</b> ({missing:,} positions). Position {last:,} has a row: "
+            f"<b>{'yes' if has_row else 'no'}</b>. The model cannot be run "
+            "at L′ unless the table is extended and trained."
+        ),
+        f"breaks: no row for {missing:,} positions",
+        parameters,
+    )
+
+
+@lru_cache(maxsize=_CACHE)
+def sinusoidal_verdict(trained_len: int, target_len: int, d: int, base: float) -> Verdict:
+    pairs, omega = d // 2, sinusoidal_frequencies(d, base)
+    never = int(never_complete_turn(omega, trained_len).sum())
+    unseen = int(out_of_band(omega, trained_len, target_len).sum())
+    seen = float(trained_max_angle(omega, trained_len)[-1])
+    reached = float(trained_max_angle(omega, target_len)[-1])
+    excess = float(band_excess(omega, trained_len, target_len)[-1])
+    detail = (
+        "Codes exist for every position: nothing is missing. "
+        f"{never} of {pairs} pairs never completed a turn in training. "
+        f"The slowest turns to <b>{readable(reached, 3)} rad</b> at L′ against "
+        f"{readable(seen, 3)} rad in training ({readable(excess, 3)}× its range)"
+    )
+    if unseen:
+        return Verdict(
+            "unseen",
+            f"Defined, but {unseen} of {pairs} pairs unseen",
+            detail + f": <b>{unseen} of {pairs}</b> pairs show angles, so codes, "
+            "the model never trained on.",
+            f"runs, but {unseen} of {pairs} pairs reach unseen angles",
+            "0 (a fixed formula)",
+        )
+    return Verdict(
+        "fine",
+        "Every angle already seen",
+        detail + ": every pair stays within angles seen in training.",
+        "nothing unseen",
+        "0 (a fixed formula)",
+    )
+
+
+@lru_cache(maxsize=_CACHE)
+def alibi_verdict(trained_len: int, target_len: int, heads: int) -> Verdict:
+    slopes = alibi_slopes(heads)
+    steep, shallow = float(slopes.max()), float(slopes.min())
+    worst = float(alibi_distance_shift([steep, shallow], trained_len, target_len).max())
+    edge = float(alibi_weight_factors([shallow], [trained_len])[0, 0])
+    detail = (
+        "At every distance seen in training the bias at L′ is the same as at L "
+        f"(steepest and shallowest of the {heads} heads: max |Δ| = <b>{num(worst)}</b>)."
+    )
+    if target_len > trained_len:
+        detail += (
+            f" Distances {trained_len:,} … {target_len - 1:,} are new, but only continue the "
+            f"line −m·Δ: even the shallowest head (m = {num(shallow)}) scales them by at most "
+            f"e<sup>−m·L</sup> = {sci(edge)}."
+        )
+    return Verdict(
+        "fine",
+        "Nothing new at any trained distance",
+        detail,
+        "same bias at every trained distance; only longer distances are new",
+        "0 (fixed slopes)",
+    )
+
+
+def _bucket_list(buckets: np.ndarray) -> str:
+    return ", ".join(str(int(b)) for b in buckets)
+
+
+@lru_cache(maxsize=_CACHE)
+def t5_verdict(trained_len: int, target_len: int) -> Verdict:
+    """The T5 column's verdict: T5-base's encoder trained at L, run at L′.
+
+    A function of the two lengths only (the page offers L ≥ 128, where nothing
+    is ever new; shorter L show the other case).
+    """
+    new = t5_new_buckets(trained_len, target_len, **T5_SETTINGS)
+    start = T5_LAST_BUCKET
+    buckets, max_distance = T5_SETTINGS["num_buckets"], T5_SETTINGS["max_distance"]
+    parameters = (
+        f"num_buckets × H = {buckets} × {T5_HEADS} = {buckets * T5_HEADS:,} "
+        "(T5-base, per stack: shared by its layers)"
+    )
+    model = f"T5-base ({buckets} buckets, max distance {max_distance}, bidirectional)"
+    if new.size:
+        return Verdict(
+            "unseen",
+            f"{new.size} new buckets past L",
+            (
+                f"{model}: trained on L = {trained_len:,} tokens, distances reach only "
+                f"{trained_len - 1:,}; at L′ = {target_len:,} offsets fall in buckets "
+                f"<b>{_bucket_list(new)}</b>, whose biases were never trained. From "
+                f"distance {start} on every distance shares one bucket, so a model trained "
+                f"on more than {start} tokens meets no new bucket."
+            ),
+            f"runs, but {new.size} buckets ({_bucket_list(new)}) never trained",
+            parameters,
+        )
+    detail = (
+        f"{model}: every offset up to L′ = {target_len:,} falls in a bucket already "
+        f"reached at L = {trained_len:,}: <b>no new bucket</b>."
+    )
+    if target_len > trained_len > start:
+        detail += (
+            f" Distances ≥ {start} share one bias (the last bucket of each direction): the "
+            f"new distances {trained_len:,} … {target_len - 1:,} reuse the bias trained on "
+            f"distances {start} … {trained_len - 1:,}."
+        )
+    return Verdict(
+        "fine",
+        "No new bucket past L",
+        detail,
+        f"no new bucket; distances ≥ {start} share one bias",
+        parameters,
+    )
+
+
+_VERDICTS = {
+    "learned": learned_verdict,
+    "sinusoidal": sinusoidal_verdict,
+    "rope": rope_verdict,
+    "alibi": alibi_verdict,
+    "t5": t5_verdict,
+}
+
+
+# ---------------------------------------------------------- order check
+class OrderCheck(NamedTuple):
+    """Cosine similarity of the outputs for :data:`ORDER_PAIR`: with the scheme (and
+    its own mask), with the same mask and no positions, and ALiBi's symmetric form
+    (NaN for the other schemes)."""
+
+    own: float
+    without: float
+    symmetric: float
+
+
+@lru_cache(maxsize=16)
+def order_check(column: SchemeColumn) -> OrderCheck:
+    """The order check of ``column``'s scheme (fixed sentences: computed once)."""
+    a, b = ORDER_PAIR
+    causal = column.order_causal
+    symmetric = (
+        compare_order_similarity(a, b, "alibi", False)
+        if column.order_scheme == "alibi"
+        else float("nan")
+    )
+    return OrderCheck(
+        compare_order_similarity(a, b, column.order_scheme, causal),
+        compare_order_similarity(a, b, "none", causal),
+        symmetric,
+    )
+
+
+@lru_cache(maxsize=1)
+def no_positions() -> float:
+    """The similarity with no position information and no mask."""
+    return compare_order_similarity(*ORDER_PAIR, "none", False)

@@ -1,0 +1,233 @@
+"""E3 · What the method does to each pair: the slow-down θᵢ/θ′ᵢ, and the method's numbers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import holoviews as hv
+import numpy as np
+import panel as pn
+
+from ...cards import formula_pane
+from ...chart import Chart, Frame, Mark
+from ...look import OKABE_ITO, escape_text, legend_outside, log_ticks, plot_opts
+from ...numbers import readable
+from .shared import (
+    ATTENTION,
+    FREQUENCY,
+    METHOD_COLORS,
+    PAIR,
+    SELECTED_ENTRY_CSS,
+    SHORT,
+    rows_html,
+    sci_hover,
+)
+
+#: Llama 3's bands: name shown, colour.
+BANDS = {
+    "high": ("high (unchanged)", OKABE_ITO["blue"]),
+    "medium": ("medium (blended)", OKABE_ITO["orange"]),
+    "low": ("low (÷ factor)", OKABE_ITO["vermillion"]),
+}
+
+METHOD_FORMULAS = {
+    "default": r"$$\theta'_i = \theta_i = b^{-2i/d}$$",
+    "linear": (
+        r"$$\theta'_i = \frac{\theta_i}{s}\quad\Longleftrightarrow\quad "
+        r"p \mapsto \frac{p}{s}$$"
+    ),
+    "ntk": r"$$\theta'_i = b'^{\,-2i/d},\qquad b' = b\,s^{d/(d-2)}$$",
+    "dynamic": (
+        r"$$\theta'_i(S) = b'(S)^{-2i/d},\qquad b'(S) = b\left(\frac{s\,\max(S, L)}{L} - (s-1)"
+        r"\right)^{d/(d-2)}$$"
+    ),
+    "yarn": (
+        r"$$\begin{gathered}\theta'_i = (1 - r_i)\,\theta_i + r_i\,\frac{\theta_i}{s},\quad "
+        r"r_i = \mathrm{clip}\!\left(\frac{i - \mathrm{lo}}{\mathrm{hi} - \mathrm{lo}}, "
+        r"0, 1\right) \\"
+        r"\text{attention factor} = 0.1\ln s + 1\end{gathered}$$"
+    ),
+    "llama3": (
+        r"$$\begin{gathered}\theta'_i = \theta_i \ \text{ if } \lambda_i < L/h,\qquad "
+        r"\theta'_i = \theta_i / s \ \text{ if } \lambda_i > L/l \\"
+        r"\text{else } \theta'_i = \Big(\frac{1-\sigma_i}{s} + \sigma_i\Big)\theta_i,\quad "
+        r"\sigma_i = \frac{L/\lambda_i - l}{h - l}\end{gathered}$$"
+    ),
+    "longrope": (
+        r"$$\begin{gathered}\theta'_i = \frac{\theta_i}{f_i},\quad f = \text{short\_factor}"
+        r" \text{ if } S \le L,\ \text{long\_factor} \text{ if } S > L \\"
+        r"\text{attention factor} = \sqrt{1 + \frac{\ln s}{\ln L}}\end{gathered}$$"
+    ),
+}
+
+_SLOW = hv.Dimension("slowdown", label="slow-down θᵢ / θ′ᵢ (log scale)")
+_TOOLTIPS = [
+    ("pair i", "@pair"),
+    ("slow-down θᵢ/θ′ᵢ", "@slowdown{0.0000}"),
+    ("θᵢ (rad / token)", "@theta{custom}"),
+    ("θ′ᵢ (rad / token)", "@scaled_theta{custom}"),
+    ("Llama 3 band", "@band"),
+    ("YaRN ramp rᵢ", "@ramp{0.000}"),
+]
+
+
+def _curve(**style: Any) -> Mark:
+    return Mark(hv.Curve, (PAIR,), (_SLOW,), style=style)
+
+
+class Methods(Chart):
+    title = "E3 · What the method does to each pair"
+    caption = (
+        "How much each pair is slowed down (θᵢ/θ′ᵢ, 1 = unchanged). Interpolation "
+        "slows every pair by s, blurring the fast pairs that tell neighbouring "
+        "tokens apart; NTK-aware scaling leaves the fastest pair alone and slows the "
+        "slowest by s. YaRN and Llama 3 keep fast pairs, interpolate slow ones and "
+        "blend in between (YaRN's ramp is shaded); YaRN also sharpens attention by "
+        "its attention factor. The numbers below are the core's."
+    )
+    formula = r"$$\text{slow-down}_i = \frac{\theta_i}{\theta'_i},\qquad s = \frac{L'}{L}$$"
+    depends = FREQUENCY
+    marks = {  # noqa: RUF012
+        "ramp": Mark(
+            hv.VSpans,
+            ("x0", "x1"),
+            style={"color": OKABE_ITO["orange"], "fill_alpha": 0.15, "line_alpha": 0},
+        ),
+        "reference_linear": _curve(
+            color=METHOD_COLORS["linear"], line_width=1.5, line_dash="dashed"
+        ),
+        "reference_ntk": _curve(color=METHOD_COLORS["ntk"], line_width=1.5, line_dash="dashed"),
+        # Its colour and legend entry name the method (the frame's props and labels).
+        "selected": _curve(line_width=3),
+        # Each dot in its Llama 3 band's colour, or else the method's.
+        "dots": Mark(
+            hv.Scatter,
+            (PAIR,),
+            (_SLOW, "theta", "scaled_theta", "band", "ramp"),
+            fields={"fill_color": "tint"},
+            hover={"@theta": sci_hover, "@scaled_theta": sci_hover},
+            style={"size": 7, "line_color": None, "tools": ["hover"], "hover_tooltips": _TOOLTIPS},
+        ),
+    }
+    options = plot_opts(
+        height=300,
+        logy=True,
+        # Above the frame, in one row: inside, it covered the lines' left ends.
+        legend_cols=4,
+        **legend_outside("top", stylesheets=[SELECTED_ENTRY_CSS]),
+        xlabel=PAIR.label,
+        ylabel=_SLOW.label,
+    )
+    readout_depends = (*FREQUENCY, *ATTENTION, "longrope_source")
+
+    def frame(self, p: Any) -> Frame:
+        sch = p.schedule(figures=True)
+        s, n = sch.settings, sch.n_pairs
+        pairs = np.arange(n)
+        top = float(max(np.nanmax(sch.slowdown), np.nanmax(sch.slowdown_ntk), s.factor, 1.0))
+        if sch.bands is not None:
+            band = np.array([BANDS[b][0] for b in sch.bands])
+            tint = np.array([BANDS[b][1] for b in sch.bands])
+        else:
+            band, tint = np.full(n, "—"), np.full(n, METHOD_COLORS[s.method])
+        span = {"x0": np.zeros(0), "x1": np.zeros(0)}
+        if sch.yarn_range is not None:
+            low, high = sch.yarn_range[0], min(sch.yarn_range[1], n - 1)
+            if high > low:
+                span = {"x0": np.array([float(low)]), "x1": np.array([float(high)])}
+        y = (0.8, max(top * 1.8, 2.0))
+        return Frame(
+            ramp=span,
+            reference_linear={"pair": pairs, "slowdown": sch.slowdown_linear},
+            reference_ntk={"pair": pairs, "slowdown": sch.slowdown_ntk},
+            selected={"pair": pairs, "slowdown": sch.slowdown},
+            dots={
+                "pair": pairs,
+                "slowdown": sch.slowdown,
+                "theta": sch.theta,
+                "scaled_theta": sch.scaled,
+                "band": band,
+                "ramp": sch.ramp if sch.ramp is not None else np.full(n, np.nan),
+                "tint": tint,
+            },
+            x=(-1, n),
+            y=y,
+            y_ticks=log_ticks(*y),
+            labels={
+                "reference_linear": SHORT["linear"],
+                "reference_ntk": SHORT["ntk"],
+                "selected": f"{SHORT[s.method]} (selected)",
+            },
+            props={"selected": {"line_color": METHOD_COLORS[s.method]}},
+        )
+
+    def readout(self, p: Any) -> str:
+        sch = p.schedule()
+        s, n, counts = sch.settings, sch.n_pairs, sch.counts
+        L, T = s.trained_len, s.target_len
+        if sch.factor_is_ratio:
+            stretch = ("Stretch factor s = L′/L", f"{T:,} / {L:,} = <b>{readable(s.factor)}</b>")
+        else:
+            stretch = (
+                "Stretch factor s (the config's factor); L′/L",
+                f"<b>{readable(s.factor)}</b>; {T:,} / {L:,} = <b>{readable(sch.length_ratio)}</b>",
+            )
+        rows = [
+            stretch,
+            ("NTK-aware base b·s<sup>d/(d−2)</sup>", f"<b>{round(sch.ntk_base):,}</b>"),
+            (
+                "Pairs out of band at L′: no scaling → this method",
+                f"<b>{counts['none']}</b> → <b>{counts['method']}</b> of {n}",
+            ),
+            ("… with interpolation / NTK-aware", f"{counts['linear']} / {counts['ntk']} of {n}"),
+            (
+                "Fastest pair's angle per token θ₀ → θ′₀",
+                f"{readable(sch.theta[0])} → <b>{readable(sch.scaled[0])}</b> rad",
+            ),
+            ("Slowest pair slowed by", f"{readable(sch.slowest_slowdown)}×"),
+            ("Attention factor", f"<b>{readable(sch.attention_factor, 6)}</b>"),
+        ]
+        highlight = {1, 2} if s.method == "ntk" else {2}
+        if s.method == "dynamic":
+            base = f"<b>{round(sch.dynamic_base):,}</b>"
+            rows.insert(2, (f"Dynamic NTK base at S = {s.served_len:,}", base))
+            highlight = {2, 3}
+        rows += self._method_rows(p, sch)
+        return rows_html(rows, highlight)
+
+    @staticmethod
+    def _method_rows(p: Any, sch: Any) -> list[tuple[str, str]]:
+        """The rows only YaRN, Llama 3 and LongRoPE have."""
+        s, rows = sch.settings, []
+        if sch.yarn_range is not None:
+            low, high = sch.yarn_range
+            rows.append(
+                (
+                    "YaRN ramp (pairs below keep speed, above ÷ s)",
+                    f"<b>{readable(low)}</b> … <b>{readable(high)}</b>",
+                )
+            )
+        if sch.band_counts is not None:
+            b, (short, long) = sch.band_counts, sch.band_limits
+            rows.append(
+                (
+                    "Llama 3 bands: unchanged / blended / ÷ s",
+                    f"<b>{b['high']}</b> / <b>{b['medium']}</b> / <b>{b['low']}</b> pairs "
+                    f"(wavelength &lt; {readable(short)}, &gt; {readable(long)})",
+                )
+            )
+        if s.method == "longrope":
+            which = sch.longrope_list
+            rows.append(
+                (
+                    "LongRoPE factors in use",
+                    f"<b>{which}</b> (S = {s.served_len:,} "
+                    f"{'&gt;' if which == 'long' else '≤'} L) "
+                    f"from {escape_text(p.longrope_source, 60)}",
+                )
+            )
+        return rows
+
+    def extras(self, p: Any) -> list[Any]:
+        formula = pn.bind(METHOD_FORMULAS.get, p.param.method)
+        return [formula_pane(formula, margin=(0, 10))]

@@ -1,0 +1,248 @@
+"""The RoPE page: its controls, the rule between them, and its layout (R1–R5)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import panel as pn
+import param
+
+from positional_core.rope import LAYOUTS
+
+from ...page import Page
+from .angles import Angles
+from .decay import Decay
+from .distance import Distance
+from .layouts import Layouts
+from .mismatch import Mismatch
+from .pair import CONTROLS, Pair
+from .wavelengths import Wavelengths
+
+__all__ = ["BASES", "RopePage"]
+
+#: Base choices on a 1-2-5 log grid from 100 to 10⁷; it includes the bases of
+#: real models: 10,000 (RoFormer, Llama 2), 500,000 (Llama 3), 1,000,000 (Code
+#: Llama, Qwen2), 5,000,000 (Yi).
+BASES: tuple[int, ...] = (*(m * 10**e for e in range(2, 7) for m in (1, 2, 5)), 10_000_000)
+
+
+class RopePage(Page):
+    """Rotary position embedding (Su et al. 2021): rotate q and k, score by distance."""
+
+    slug: ClassVar[str] = "rope"
+    title: ClassVar[str] = "RoPE"
+    intro: ClassVar[str] = (
+        "Rotary position embedding (RoPE) does not add anything to the input. It "
+        "<em>turns</em> each pair of dimensions of a query by an angle proportional to "
+        "the query's position, and the key's pairs by the key's position. The score "
+        "of two turned arrows depends only on the angle between them, so it depends on "
+        "how far apart the two tokens are, never on where they are."
+    )
+    charts: ClassVar[dict[str, Any]] = {
+        "pair": Pair,
+        "distance": Distance,
+        "decay": Decay,
+        "angles": Angles,
+        "wavelengths": Wavelengths,
+        "layouts": Layouts,
+        "mismatch": Mismatch,
+    }
+
+    # ---------------------------------------------------------- R1: one pair
+    m = param.Integer(
+        default=2,
+        bounds=(0, 4096),
+        label="Query position m",
+        doc="Position of the query token (R1). The query's pair turns by m·θ.",
+    )
+    n = param.Integer(
+        default=1,
+        bounds=(0, 4096),
+        label="Key position n",
+        doc="Position of the key token (R1). The key's pair turns by n·θ.",
+    )
+    theta = param.Number(
+        default=0.5,
+        bounds=(0.0, 3.14),
+        step=0.01,
+        label="Pair frequency θ (rad per position)",
+        doc="How far this pair turns per position (R1). In a real head pair i has "
+        "θᵢ = base^(−2i/d): 1 for the fastest pair, tiny for the slowest.",
+    )
+    q_angle = param.Number(
+        default=0.0,
+        bounds=(-180.0, 180.0),
+        step=1.0,
+        label="Query content: direction (°)",
+        doc="Direction of the query's pair before rotation, in degrees (R1). "
+        "Or drag the query's tip on the plot.",
+    )
+    q_len = param.Number(
+        default=1.0,
+        bounds=(0.1, 1.5),
+        step=0.01,
+        label="Query content: length",
+        doc="Length of the query's pair (R1). Rotation never changes it.",
+    )
+    k_angle = param.Number(
+        default=90.0,
+        bounds=(-180.0, 180.0),
+        step=1.0,
+        label="Key content: direction (°)",
+        doc="Direction of the key's pair before rotation, in degrees (R1). "
+        "Or drag the key's tip on the plot.",
+    )
+    k_len = param.Number(
+        default=1.0,
+        bounds=(0.1, 1.5),
+        step=0.01,
+        label="Key content: length",
+        doc="Length of the key's pair (R1).",
+    )
+
+    # ------------------------------------------------------ R2–R5: one head
+    d = param.Integer(
+        default=64,
+        bounds=(2, 256),
+        step=2,
+        label="Head dimension d (even)",
+        doc="Width of the query and key vectors (R2–R5): d/2 pairs, each turning at "
+        "its own speed. Real heads use 64 or 128.",
+    )
+    base = param.Selector(
+        default=10_000,
+        objects={f"{b:,}": b for b in BASES},
+        label="Base (rope_theta)",
+        doc="Sets the slowest pair's speed, base^(−(d−2)/d) (R2–R5). 10,000 in the "
+        "RoPE paper and Llama 2; 500,000 in Llama 3; 1,000,000 in Code Llama.",
+    )
+    layout = param.Selector(
+        default="interleaved",
+        objects=list(LAYOUTS),
+        label="Pair layout",
+        doc="Which dimensions turn together (R2, R4): interleaved (2i, 2i+1) as in the "
+        "RoPE paper, or half-split (i, i + d/2) as in GPT-NeoX and Hugging Face Llama.",
+    )
+    seed = param.Integer(
+        default=0,
+        bounds=(0, 99_999),
+        label="Random q, k: seed",
+        doc="Seed of the random query and key contents of R2 and R4 "
+        "(the button under R2 picks the next one).",
+    )
+    start = param.Integer(
+        default=5000,
+        bounds=(0, 1_000_000),
+        label="Your start position",
+        doc="A fourth query position for R2 and R4, next to 0, 100 and 1,000.",
+    )
+    max_distance = param.Integer(
+        default=256,
+        bounds=(16, 2048),
+        label="Largest distance Δ",
+        doc="The x-axis of R2–R5 runs from 0 to this many positions.",
+    )
+    pair = param.Integer(
+        default=8,
+        bounds=(0, 127),
+        label="Highlighted pair i (R3)",
+        doc="The pair drawn in bold in R3 (0 is the fastest). At most d/2 − 1.",
+    )
+
+    # --------------------------------------------------- state (not controls)
+    log = param.List(
+        default=[],
+        precedence=-1,
+        doc="R1's score log, newest first: (action, m, n, θ, score) per row.",
+    )
+    r1_notes = param.List(
+        default=[], item_type=str, precedence=-1, doc="Why a button of R1 did nothing."
+    )
+
+    widget_specs: ClassVar[dict[str, dict[str, Any]]] = {
+        "m": {"type": pn.widgets.IntSlider},
+        "n": {"type": pn.widgets.IntSlider},
+        "theta": {"type": pn.widgets.FloatSlider},
+        "q_angle": {"type": pn.widgets.FloatSlider},
+        "q_len": {"type": pn.widgets.FloatSlider},
+        "k_angle": {"type": pn.widgets.FloatSlider},
+        "k_len": {"type": pn.widgets.FloatSlider},
+        "d": {"type": pn.widgets.IntSlider, "throttled": True},
+        "base": {"type": pn.widgets.DiscreteSlider},
+        "layout": {"type": pn.widgets.RadioButtonGroup, "color": "primary", "variant": "outline"},
+        "seed": {"type": pn.widgets.IntInput},
+        "start": {"type": pn.widgets.IntInput},
+        "max_distance": {"type": pn.widgets.IntSlider, "throttled": True},
+        "pair": {"type": pn.widgets.IntSlider},
+    }
+
+    # ------------------------------------------------------------------ rules
+    @classmethod
+    def dynamic_bounds(cls, values: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+        return {"pair": (0, values["d"] // 2 - 1)}
+
+    @classmethod
+    def constrain(cls, values: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        fixed = dict(values)
+        notes: list[str] = []
+        if fixed["d"] % 2:
+            even = fixed["d"] - 1 if fixed["d"] > 2 else 2
+            notes.append(f"d = {fixed['d']} is odd; pairs need an even d, so d set to {even}.")
+            fixed["d"] = even
+        fixed, more = super().constrain(fixed)
+        return fixed, notes + more
+
+    @param.depends("d", watch=True)
+    def _keep_consistent(self) -> None:
+        self.keep_consistent()
+
+    # ---------------------------------------------------------------- layout
+    def _group(self, names: list[str] | tuple[str, ...]) -> pn.Param:
+        return pn.Param(
+            self.param,
+            parameters=list(names),
+            widgets={k: v for k, v in self.widget_specs.items() if k in names},
+            show_name=False,
+            sizing_mode="stretch_width",
+            margin=0,
+        )
+
+    def controls(self) -> pn.viewable.Viewable:
+        """Two groups: the pair of R1, then the head of R2–R5."""
+        if self._controls is None:
+            head = [n for n in self.control_names() if n not in CONTROLS]
+            self._controls = pn.Column(
+                pn.pane.Markdown("**One pair (R1)**", margin=(0, 10)),
+                self._group(CONTROLS),
+                pn.pane.Markdown("**A whole head (R2–R5)**", margin=(10, 10, 0, 10)),
+                self._group(head),
+                sizing_mode="stretch_width",
+                margin=0,
+            )
+        return self._controls
+
+    def _arrange(self, cards: list[pn.viewable.Viewable]) -> pn.viewable.Viewable:
+        """R1's square plot beside its readout, buttons and log, the rest in two columns."""
+        first, *rest = cards
+        identity = self.figures["pair"].extras[-1]
+        return pn.Column(
+            _side_by_side(first, identity),
+            pn.GridBox(*rest, ncols=2, sizing_mode="stretch_width"),
+            sizing_mode="stretch_width",
+        )
+
+
+def _side_by_side(card: pn.Card, first_below: Any) -> pn.Card:
+    """A figure card with the plot on the left and the items after it beside it, up to
+    ``first_below``: that one and what follows (caption, formula) go under both."""
+    plot, *rest = card.objects
+    cut = next(i for i, item in enumerate(rest) if item is first_below)
+    card.objects = [
+        pn.Row(
+            plot,
+            pn.Column(*rest[:cut], sizing_mode="stretch_width", min_width=320),
+            sizing_mode="stretch_width",
+        ),
+        *rest[cut:],
+    ]
+    return card

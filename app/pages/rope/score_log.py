@@ -1,0 +1,118 @@
+"""R1's buttons ("Shift both by +1", "Swap m and n", "Clear log") and the score log they fill.
+
+The log is the page's ``log`` parameter, newest first: ``(action, m, n, θ, score)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import panel as pn
+
+from positional_core.rope import RopeScoreTerms, pair_from_polar, rope_score_terms
+
+from ...cards import formula_pane, notice_pane
+from ...numbers import fixed, integer
+
+__all__ = ["LOG_ROWS", "clear_log", "log_html", "score_log_extras", "shift_both", "swap", "terms"]
+
+#: Longest score log kept (newest first).
+LOG_ROWS = 50
+
+
+def terms(p: Any) -> RopeScoreTerms:
+    """R1's score and its parts, from the page's contents, positions and θ."""
+    q, k = pair_from_polar(p.q_angle, p.q_len), pair_from_polar(p.k_angle, p.k_len)
+    return rope_score_terms(q, k, p.m, p.n, p.theta)
+
+
+def _row(p: Any, action: str) -> tuple[str, int, int, float, float]:
+    return (action, p.m, p.n, p.theta, terms(p).score)
+
+
+def _act(p: Any, action: str, values: dict[str, int]) -> None:
+    """Log the state before (unless it is the newest row), act, log the state after."""
+    current = _row(p, "before")
+    if not p.log or p.log[0][1:] != current[1:]:
+        p.log = [current, *p.log][:LOG_ROWS]
+    p.param.update(r1_notes=[], **values)
+    p.log = [_row(p, action), *p.log][:LOG_ROWS]
+
+
+def shift_both(p: Any) -> None:
+    """Move query and key one position on: the score must not change."""
+    top = p.param.m.bounds[1]
+    if max(p.m, p.n) + 1 > top:
+        p.r1_notes = [f"Positions stop at {top:,}: move m and n down first."]
+        return
+    _act(p, "shift both +1", {"m": p.m + 1, "n": p.n + 1})
+
+
+def swap(p: Any) -> None:
+    """Exchange the positions: the offset changes sign (and so the sine term)."""
+    _act(p, "swap m and n", {"m": p.n, "n": p.m})
+
+
+def clear_log(p: Any) -> None:
+    p.param.update(log=[], r1_notes=[])
+
+
+def log_html(log: list[tuple[str, int, int, float, float]]) -> str:
+    if not log:
+        return (
+            '<p class="rope-log-empty">The log is empty: press <b>Shift both by +1</b> or '
+            "<b>Swap m and n</b> and each state appears here with its score.</p>"
+        )
+    body = "".join(
+        f"<tr><td>{action}</td><td>{m:,}</td><td>{n:,}</td><td>{integer(n - m)}</td>"
+        f"<td>{fixed(theta, 2)}</td><td><b>{fixed(score)}</b></td></tr>"
+        for action, m, n, theta, score in log
+    )
+    return (
+        '<table class="rope-log"><caption>Score log, newest first</caption>'
+        "<thead><tr><th>action</th><th>m</th><th>n</th><th>n − m</th><th>θ</th>"
+        f"<th>score</th></tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+_LOG_CSS = """
+.rope-log { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums;
+  font-size: 0.92em; }
+.rope-log caption { text-align: left; font-weight: 600; padding: 2px 0 4px 0; }
+.rope-log th, .rope-log td { padding: 2px 8px; text-align: right;
+  border-bottom: 1px solid rgba(128, 128, 128, 0.35); }
+.rope-log th:first-child, .rope-log td:first-child { text-align: left; }
+.rope-log tbody tr:first-child { background: rgba(0, 114, 178, 0.12); }
+.rope-log-empty { margin: 4px 0; opacity: 0.85; }
+:host { max-height: 260px; overflow-y: auto; }
+"""
+
+
+def score_log_extras(
+    p: Any, identity: Callable[[Any], str], controls: tuple[str, ...]
+) -> list[Any]:
+    """The buttons, the note of a button that did nothing, the log, and ``identity``
+    following ``controls`` (last: the page's layout puts it under the plot, at full width)."""
+    buttons = []
+    for label, color, action in (
+        ("Shift both by +1", "primary", shift_both),
+        ("Swap m and n", "primary", swap),
+        ("Clear log", "light", clear_log),
+    ):
+        button = pn.widgets.Button(label=label, color=color)
+        button.on_click(lambda _event, act=action: act(p))
+        buttons.append(button)
+    return [
+        pn.Row(*buttons, margin=(4, 6)),
+        notice_pane(p.param.r1_notes, kind="info"),
+        pn.pane.HTML(
+            pn.bind(log_html, p.param["log"]),
+            stylesheets=[_LOG_CSS],
+            sizing_mode="stretch_width",
+            margin=(0, 10),
+        ),
+        formula_pane(
+            pn.bind(lambda *_: identity(p), *(p.param[c] for c in controls)), margin=(0, 10)
+        ),
+    ]

@@ -1,0 +1,160 @@
+"""What the Sinusoidal & learned figures share: the tables' axes, the outline of
+position t, and how a tall table is drawn.
+
+A table of 4,096 positions × 512 dimensions would be 8 MB per image and
+change, for a figure ~270 px tall that Bokeh draws unsmoothed: the screen
+shows one row in 8–15 anyway. So a table image holds at most
+:data:`IMAGE_CELLS` cells: one row in ``step`` for the whole table
+(:func:`image_row_step`), and every row in view once the reader zooms in far
+enough (:func:`row_view`, for ``Chart.zoomed``). Hovering names the position
+whose row is drawn under the cursor (:func:`drawn_row_hover`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import holoviews as hv
+import numpy as np
+from bokeh.models import CustomJSHover
+
+from ...chart import KEY, Mark
+from ...marks import image_columns
+
+__all__ = [
+    "DIM",
+    "IMAGE_CELLS",
+    "LEARNED_PRESETS",
+    "POS",
+    "drawn_row_hover",
+    "full_detail_rows",
+    "image_row_step",
+    "outline",
+    "outline_rows",
+    "row_view",
+    "rows_note",
+    "table_image",
+    "view_margin",
+]
+
+#: Real models with a learned position table: (rows = max_len, width = d_model).
+#: Public configuration values (GPT-2 small: n_positions 1024, n_embd 768;
+#: BERT-base: max_position_embeddings 512, hidden_size 768).
+LEARNED_PRESETS: dict[str, tuple[int, int]] = {"GPT-2": (1024, 768), "BERT": (512, 768)}
+
+POS = hv.Dimension("position", label="position t")
+DIM = hv.Dimension("dimension", label="dimension j")
+
+#: The most cells a table image sends to the browser at once (float32: 1 MB).
+IMAGE_CELLS = 2**18
+
+
+def image_row_step(rows: int, columns: int) -> int:
+    """Draw every ``step``-th row of a ``rows × columns`` table: ≤ :data:`IMAGE_CELLS` cells.
+
+    >>> image_row_step(64, 64), image_row_step(4096, 64), image_row_step(4096, 512)
+    (1, 1, 8)
+    """
+    return max(1, -(-rows // max(1, IMAGE_CELLS // max(1, columns))))
+
+
+def view_margin(rows: int) -> int:
+    """Rows drawn on each side of a zoomed-in view of ``rows`` (a tenth of it), so
+    that a small pan does not uncover an empty edge."""
+    return rows // 10
+
+
+def full_detail_rows(columns: int) -> int:
+    """The most positions a zoomed-in view may span for every row in it to be drawn
+    (with :func:`view_margin` more on each side, all within :data:`IMAGE_CELLS`).
+
+    >>> full_detail_rows(512), full_detail_rows(64)
+    (428, 3414)
+    """
+    cap = max(1, IMAGE_CELLS // max(1, columns))
+    rows = cap * 10 // 12
+    while rows + 1 + 2 * view_margin(rows + 1) <= cap:
+        rows += 1
+    return max(1, rows)
+
+
+def row_view(positions: int, columns: int, low: object, high: object) -> tuple[int, int, int]:
+    """``(start, stop, step)`` of the rows to draw for a y view from the browser.
+
+    The view is clamped to the table (anything unreadable is the whole table);
+    no view asks for more than :data:`IMAGE_CELLS` cells, and a view that
+    would not draw more rows than the whole table draws the whole table.
+    """
+    whole = (0, positions, image_row_step(positions, columns))
+    try:
+        lo, hi = sorted((float(low), float(high)))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return whole
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return whole
+    start = min(max(math.floor(lo + 0.5), 0), positions - 1)
+    stop = max(min(math.ceil(hi + 0.5), positions), start + 1)
+    margin = view_margin(stop - start)
+    start, stop = max(0, start - margin), min(positions, stop + margin)
+    step = image_row_step(stop - start, columns)
+    return whole if step >= whole[2] else (start, stop, step)
+
+
+def table_image(rows: np.ndarray, start: int, step: int) -> dict[str, Any]:
+    """An image mark's columns: ``rows`` of positions ``start, start + step, …``,
+    one unit per dimension and ``step`` positions per row, from (−½, start − ½).
+    The last row may stand for positions past the table; the axis cuts it off."""
+    count, width = rows.shape
+    return image_columns(rows, -0.5, start - 0.5, float(width), float(count * step))
+
+
+def drawn_row_hover() -> CustomJSHover:
+    """Hover text of a table's y: the position whose row is drawn under the cursor.
+
+    With every ``step``-th row drawn the value shown is that of the drawn
+    row's position, so the tooltip names that position rather than the one
+    under the cursor. The step and first row are read from the glyph (its
+    height over its rows, its bottom edge): right after every change and zoom.
+    """
+    return CustomJSHover(
+        code="""
+        const glyph = special_vars.glyph_view, i = special_vars.index;
+        const [, , top, bottom] = glyph._lrtb(i);
+        const step = (top - bottom) / glyph.image_height[i];
+        return String(Math.round(bottom + 0.5 + Math.floor((value - bottom) / step) * step));
+        """
+    )
+
+
+def rows_note(rows: int, d: int) -> str:
+    """A note under a table drawn one row in every few; empty if it draws every row.
+    (True zoomed in or out: it does not follow the zoom.)"""
+    step = image_row_step(rows, d)
+    if step == 1:
+        return ""
+    return (
+        f"<b>{rows:,} positions × {d} dimensions:</b> the whole table is drawn one "
+        f"row in {step} (positions 0, {step}, {2 * step}, …: {-(-rows // step):,} rows, "
+        f"still more than the figure is pixels tall). Zoom in (box zoom) to "
+        f"{full_detail_rows(d):,} positions or fewer and every row in view is drawn; "
+        f"hovering names the position whose row you see."
+    )
+
+
+def outline(color: str, width: float) -> Mark:
+    """One stroke of a row's outline, selected by t in the browser (a dark line
+    with a white core reads on every colour of the tables)."""
+    return Mark(
+        hv.HSpans,
+        ("y0", "y1"),
+        choice="t",
+        on_top=True,
+        style={"fill_alpha": 0, "line_color": color, "line_width": width},
+    )
+
+
+def outline_rows(positions: np.ndarray) -> dict[str, np.ndarray]:
+    """The outline rows of ``positions``, one per position."""
+    positions = np.asarray(positions, dtype=int)
+    return {"y0": positions - 0.5, "y1": positions + 0.5, KEY: positions}

@@ -1,0 +1,88 @@
+"""S1 · The code table: positions × dimensions, position t outlined."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import holoviews as hv
+import numpy as np
+
+from positional_core.sinusoidal import sinusoidal_encoding
+
+from ...chart import Chart, Choices, Frame, Mark
+from ...look import CODE_CLIM, CODE_CMAP, HIGHLIGHT, plot_opts
+from .shared import (
+    DIM,
+    POS,
+    drawn_row_hover,
+    image_row_step,
+    outline,
+    outline_rows,
+    row_view,
+    rows_note,
+    table_image,
+)
+
+
+def _code_rows(p: Any, start: int, stop: int, step: int) -> dict[str, Any]:
+    """The image of the codes of positions ``start, start + step, …`` below ``stop``
+    (float32 is ample for colours and halves what the browser receives)."""
+    rows = sinusoidal_encoding(stop, p.d, p.base, step=step, start=start)
+    return table_image(rows.astype(np.float32), start, step)
+
+
+class CodeTable(Chart):
+    title = "S1 · The code table"
+    caption = (
+        "Each row is the code of one position, each column one dimension. "
+        "Left columns (fast pairs) flip sign from one position to the next; "
+        "right columns (slow pairs) barely change. The black outline marks "
+        "position t. Colours are pinned to −1 … +1."
+    )
+    formula = (
+        r"$$\begin{gathered}PE(t)_{2i} = \sin(t\,\omega_i),\quad "
+        r"PE(t)_{2i+1} = \cos(t\,\omega_i) \\"
+        r"\omega_i = \mathrm{base}^{-2i/d},\quad i = 0,\dots,d/2-1\end{gathered}$$"
+    )
+    depends = ("n", "d", "base")
+    marks = {  # noqa: RUF012
+        "image": Mark(
+            hv.Image,
+            (DIM, POS),
+            (hv.Dimension("PE", label="code value PE(t)ⱼ"),),
+            hover={"$y": drawn_row_hover},
+            style={
+                "cmap": CODE_CMAP,
+                "clim": CODE_CLIM,
+                "colorbar": True,
+                "tools": ["hover"],
+                "hover_tooltips": [
+                    ("position t", "$y{custom}"),
+                    ("dimension j", "$x{0}"),
+                    ("PE", "@image{0.000}"),
+                ],
+            },
+        ),
+        "outline_outer": outline(HIGHLIGHT, 4),
+        "outline_inner": outline("#FFFFFF", 1.5),
+    }
+    options = plot_opts(height=340, invert_yaxis=True)
+    readout_depends = ("n", "d")
+
+    def frame(self, p: Any) -> Frame:
+        rows = Choices(np.arange(p.n), outline_rows, version=(p.n,))
+        return Frame(
+            image=_code_rows(p, 0, p.n, image_row_step(p.n, p.d)),
+            outline_outer=rows,
+            outline_inner=rows,
+            x=(-0.5, p.d - 0.5),
+            # The last drawn row may stand for positions past n − 1: not shown.
+            y=(-0.5, p.n - 0.5),
+        )
+
+    def zoomed(self, p: Any, x: tuple[float, float], y: tuple[float, float]) -> Frame:
+        """Every row in view once few enough are (the whole table again on reset)."""
+        return Frame(image=_code_rows(p, *row_view(p.n, p.d, *y)))
+
+    def readout(self, p: Any) -> str:
+        return rows_note(p.n, p.d)

@@ -1,0 +1,117 @@
+"""A saved Panel page made self-contained: it loads nothing from another host.
+
+Panel's ``save(embed=True)`` with inline resources still links a few style
+sheets on the HoloViz CDN (Panel's ``loading.css``, ``listpanel.css``,
+``katex.css`` and the design's sheet); :func:`make_self_contained` turns each
+into an inline sheet holding the text of Panel's installed copy (in the
+document and in every recorded state), drops external module scripts, and
+refuses a page that would still load anything from another host.
+:func:`with_page_scripts` inlines the app's own scripts.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from panel.io.resources import CDN_DIST, DIST_DIR
+
+from .theme import A11Y_JS_FILE, OVERLAY_JS_FILE
+
+__all__ = ["make_self_contained", "with_page_scripts"]
+
+
+def _local_css(url: str) -> str:
+    """The text of a stylesheet Panel references on its CDN, read from its ``dist``."""
+    if not url.startswith(CDN_DIST):
+        raise ValueError(f"stylesheet outside Panel's dist, cannot inline: {url}")
+    relative = url[len(CDN_DIST) :].split("?", 1)[0].split("#", 1)[0]
+    path = (Path(DIST_DIR) / relative).resolve()
+    if Path(DIST_DIR).resolve() not in path.parents or not path.is_file():
+        raise ValueError(f"no local copy of stylesheet {url}")
+    return path.read_text(encoding="utf-8")
+
+
+def _inline_stylesheets(node: Any) -> Any:
+    """``node`` (serialised Bokeh JSON) with every ImportedStyleSheet made inline.
+
+    Also walks JSON held in strings: the embedded states keep each recorded
+    document patch as a JSON string.
+    """
+    if isinstance(node, dict):
+        if node.get("name") == "ImportedStyleSheet" and "attributes" in node:
+            url = node["attributes"].get("url", "")
+            return {
+                **node,
+                "name": "InlineStyleSheet",
+                "attributes": {"css": _local_css(url)},
+            }
+        return {k: _inline_stylesheets(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_inline_stylesheets(v) for v in node]
+    if isinstance(node, str) and "ImportedStyleSheet" in node:
+        try:
+            inner = json.loads(node)
+        except ValueError:
+            return node
+        return json.dumps(_inline_stylesheets(inner), separators=(",", ":"))
+    return node
+
+
+_DOCS_JSON = re.compile(r'(<script type="application/json" id="[^"]+">)(.*?)(</script>)', re.S)
+_EXTERNAL_MODULE = re.compile(r'<script type="module" src="https?://[^"]*"></script>\s*')
+_EXTERNAL_REF = re.compile(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.I)
+
+
+def _recorded_states(node: Any) -> int:
+    """How many states the embedded ``State`` model of the serialised document holds."""
+    if isinstance(node, dict):
+        if str(node.get("name", "")).endswith("models.state.State"):
+            state = node.get("attributes", {}).get("state", {})
+            entries = state.get("entries", state) if isinstance(state, dict) else []
+            return len(entries)
+        return max((_recorded_states(v) for v in node.values()), default=0)
+    if isinstance(node, list):
+        return max((_recorded_states(v) for v in node), default=0)
+    return 0
+
+
+def make_self_contained(page_html: str) -> tuple[str, int]:
+    """Inline the stylesheets Panel links to and drop external module scripts.
+
+    Returns the page and the number of precomputed states it holds; raises
+    ``ValueError`` if anything would still load from another host.
+    """
+    states: list[int] = []
+
+    def fix(match: re.Match[str]) -> str:
+        docs = _inline_stylesheets(json.loads(html.unescape(match.group(2))))
+        text = json.dumps(docs, separators=(",", ":"))
+        if "ImportedStyleSheet" in text:
+            raise ValueError("a stylesheet link is left in the document")
+        states.append(_recorded_states(docs))
+        return match.group(1) + html.escape(text, quote=False) + match.group(3)
+
+    out, count = _DOCS_JSON.subn(fix, page_html)
+    if count != 1:
+        raise ValueError(f"expected one Bokeh document in the page, found {count}")
+    out = _EXTERNAL_MODULE.sub("", out)
+    # A tag whose src/href would load something from another host.
+    tags = re.findall(r"<(?:script|link|img|iframe|source)\b[^>]*>", out, re.I)
+    external = [t for t in tags if _EXTERNAL_REF.search(t)]
+    if external:
+        raise ValueError(f"external reference left in the page: {external[0][:120]}")
+    return out, states[0]
+
+
+def with_page_scripts(page_html: str) -> str:
+    """``page_html`` with app/static/a11y.js and overlay.js inlined at the end of its body."""
+    scripts = [f.read_text(encoding="utf-8") for f in (A11Y_JS_FILE, OVERLAY_JS_FILE)]
+    if any("</script" in s.lower() for s in scripts) or "</body>" not in page_html:
+        raise ValueError("cannot inline the page scripts")
+    head, tail = page_html.rsplit("</body>", 1)
+    inlined = "".join(f"<script>\n{s}</script>\n" for s in scripts)
+    return f"{head}{inlined}</body>{tail}"
