@@ -57,7 +57,7 @@ def child(setting: str, sessions: int, changes: int, seed: int) -> dict[str, Any
     from panel.io.state import set_curdoc
 
     import app.main as main  # sets the app's thresholds
-    from app.page import one_update, walk_the_graph_once
+    from app.respond import one_update, walk_the_graph_once
 
     if setting == "python":
         gc.set_threshold(*PYTHON_THRESHOLDS)

@@ -134,7 +134,7 @@ def _contexts(slug: str) -> dict[str, dict[str, str]]:
     if slug != "extension":
         return {}
     try:
-        from app.extension import METHOD_CONTROLS
+        from app.pages.extension import METHOD_CONTROLS
     except ImportError:
         return {}
     out: dict[str, dict[str, str]] = {}
@@ -600,6 +600,7 @@ def run(
     naive: bool = True,
     log: Any = None,
     restore: bool = True,
+    naive_samples: int | None = None,
     partial: Path | None = None,
     controls: Sequence[str] | None = None,
     profile: Path | None = None,
@@ -630,7 +631,9 @@ def run(
             ours = theirs = floor = None
             if naive:
                 try:
-                    ours, theirs, floor = run_naive(browser, base, samples, quiet_ms)
+                    ours, theirs, floor = run_naive(
+                        browser, base, naive_samples or samples, quiet_ms
+                    )
                 except Exception as err:
                     log(f"naive comparison failed: {type(err).__name__}: {err}")
                     failed.append({"page": "naive", "size": "default", "error": str(err)[:500]})

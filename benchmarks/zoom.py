@@ -1,7 +1,8 @@
 """Zooming into Sinusoidal's tall code table, in a real browser: how soon the detail is drawn.
 
-At 4,096 positions × 512 dimensions S1 draws one row in 8 (``app/zoom.py``);
-a zoom or pan asks the server for the rows in view. This benchmark serves
+At 4,096 positions × 512 dimensions S1 draws one row in 8
+(``app/pages/sinusoidal/shared.py``); a zoom or pan asks the server for the
+rows in view (``CodeTable.zoomed``). This benchmark serves
 the app, opens the page in headless Chromium at that size and zooms S1 the
 way a zoom tool does (sets the range, announces it with Bokeh's
 ``RangesUpdate``), cycling through a narrow view (every row), a wider one
@@ -70,10 +71,10 @@ _NEXT_FRAME_JS = (
 
 
 def expected_rows(low: float, high: float) -> int:
-    """The rows S1 draws for a view (as the server decides, app/zoom.py)."""
-    from app.zoom import RowDetail
+    """The rows S1 draws for a view (as the server decides)."""
+    from app.pages.sinusoidal.shared import row_view
 
-    start, stop, step = RowDetail(lambda *_: None, lambda: (N, D)).view(low, high)  # type: ignore[arg-type,return-value]
+    start, stop, step = row_view(N, D, low, high)
     return math.ceil((stop - start) / step)
 
 

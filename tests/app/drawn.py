@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -158,3 +161,28 @@ def random_values(page, rng: np.random.Generator, how_many: int, ends: bool = Fa
                 value = rng.uniform(low, high)
             out[name] = round(value) if isinstance(p, param.Integer) else float(value)
     return out
+
+
+def record_events(doc: Document, into: list) -> list:
+    """Append to ``into`` every change event ``doc`` sends, as a served session's would.
+
+    Panel drops the events held by ``pn.io.hold`` (every page change runs in one)
+    when the document has no connected browser, since a browser that connects later
+    gets the whole document; a served session's document is connected, and owned by
+    the thread that serves it. Marked so, this document's held events reach its
+    change callbacks when the hold ends, as they reach a browser.
+    """
+    pn.state._connected[doc] = True
+    pn.state._thread_id_[doc] = threading.get_ident()
+    doc.on_change(into.append)
+    return into
+
+
+def on_a_loop(work: Callable[[], None]) -> None:
+    """Run ``work`` on a running event loop, as a served session's callbacks run:
+    HoloViews answers a change of a figure's range by scheduling a task on it."""
+
+    async def run() -> None:
+        work()
+
+    asyncio.run(run())

@@ -25,7 +25,7 @@ from positional_core.alibi import (
 )
 from positional_core.attention import softmax
 
-from .drawn import rendered
+from .drawn import record_events, rendered
 
 
 @pytest.fixture
@@ -145,7 +145,7 @@ def test_moving_the_row_moves_the_outline_only(page):
     (plot,) = page.drawings["matrix"].plots()
     image = next(s for s in plot.state.select(type=ColumnDataSource) if "image" in s.data)
     events = []
-    doc.on_change(events.append)
+    record_events(doc, events)
     with set_curdoc(doc):
         page.row = 3
     assert not [e for e in events if isinstance(e, ColumnDataChangedEvent) and e.model is image]

@@ -20,10 +20,11 @@ from panel.io.state import set_curdoc
 
 from app.chart import KEY, Chart, Choices, Frame, Mark, Scale, padded
 from app.marks import circle, image_columns
-from app.page import Page, one_update
+from app.page import Page
+from app.respond import one_update
 from app.selection import ship
 
-from .drawn import assert_same_figures, random_values, rendered
+from .drawn import assert_same_figures, random_values, record_events, rendered
 
 PALETTE = ("#D55E00", "#0072B2")
 
@@ -76,6 +77,22 @@ class Counts(Chart):
             x=names,
             y=(0, p.n + 1.0),
             x_label=f"{p.word} names",
+        )
+
+
+class Named(Chart):
+    """Ticks of a numeric axis named by the state (a sentence's words, one per row)."""
+
+    title = "Named"
+    depends = ("n", "word")
+    marks: ClassVar = {"dots": Mark(hv.Points, ("px", "py"))}
+
+    def frame(self, p: Any) -> Frame:
+        return Frame(
+            dots={"px": np.zeros(p.n), "py": np.arange(p.n, dtype=float)},
+            x=(-1.0, 1.0),
+            y=(-0.5, p.n - 0.5),
+            y_ticks=[(float(i), f"{p.word}{i}") for i in range(p.n)],
         )
 
 
@@ -140,7 +157,13 @@ class Tips(Chart):
 class Toy(Page):
     slug: ClassVar[str] = "toy"
     title: ClassVar[str] = "Toy"
-    charts: ClassVar = {"hands": Hands, "counts": Counts, "table": Table, "tips": Tips}
+    charts: ClassVar = {
+        "hands": Hands,
+        "counts": Counts,
+        "named": Named,
+        "table": Table,
+        "tips": Tips,
+    }
 
     n = param.Integer(default=5, bounds=(1, 12))
     word = param.Selector(default="a", objects=["a", "b"])
@@ -198,6 +221,18 @@ def test_categorical_bars_move_their_factors_and_label():
     ]
 
 
+def test_named_ticks_follow_the_state():
+    page = Toy()
+    _root, doc = rendered(page)
+    (axis,) = _plot(page, "named").state.yaxis
+    assert list(axis.ticker.ticks) == [0, 1, 2, 3, 4]
+    assert axis.major_label_overrides == {i: f"a{i}" for i in range(5)}
+    with set_curdoc(doc):
+        page.param.update(word="b", n=3)
+    assert list(axis.ticker.ticks) == [0, 1, 2]
+    assert axis.major_label_overrides == {0: "b0", 1: "b1", 2: "b2"}
+
+
 def test_gathered_images_ship_one_table_per_key():
     page = Toy()
     _root, doc = rendered(page)
@@ -247,6 +282,24 @@ def test_dragged_points_set_the_page_and_are_not_sent_back_while_dragging():
     names = _source(page, "tips", "names")
     np.testing.assert_allclose(names.data["py"], [1.0, 0.0], atol=1e-12)
     assert tips.data["px"][0] == pytest.approx(np.cos(np.radians(30)))  # not sent back
+
+
+def test_a_drag_within_one_step_sends_nothing_back():
+    # Bokeh's point-draw tool moves a point by the mouse's steps: points sent back
+    # while they are dragged would jump under the mouse, and a slow drag (each
+    # step rounding to the same value) would not move them at all.
+    page = Toy()
+    _root, doc = rendered(page)
+    tips = _source(page, "tips", "tips")
+    events = []
+    record_events(doc, events)
+    a = np.radians([30.3, 120.3])
+    with set_curdoc(doc):
+        page.drawings["tips"]._dragged(
+            "tips", {"px": np.cos(a), "py": np.sin(a), "who": ["q", "k"]}
+        )
+    assert page.angle == 30
+    assert not [e for e in events if getattr(e, "model", None) is tips]
 
 
 def test_a_chart_must_state_what_holoviews_would_derive_from_its_first_frame():

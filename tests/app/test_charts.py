@@ -27,7 +27,7 @@ from panel.io.state import set_curdoc
 
 from app.chart import Frame
 from app.main import PAGES, build_app
-from app.page import one_update
+from app.respond import one_update
 from app.selection import Choices
 
 from .drawn import (
@@ -35,7 +35,9 @@ from .drawn import (
     assert_same_figure,
     assert_same_figures,
     figures,
+    on_a_loop,
     random_values,
+    record_events,
     rendered,
 )
 
@@ -134,7 +136,7 @@ def test_a_page_shown_again_draws_the_current_values(slug):
 
 def _events(doc: Document) -> list:
     found: list = []
-    doc.on_change(found.append)
+    record_events(doc, found)
     return found
 
 
@@ -153,8 +155,12 @@ def test_a_control_sends_nothing_to_the_figures_it_does_not_draw(slug):
         if name not in values or values[name] == getattr(page, name):
             continue
         del events[:]
-        with set_curdoc(doc), one_update():
-            page.set_state(**{name: values[name]})
+
+        def change(name=name, value=values[name]):
+            with set_curdoc(doc), one_update():
+                page.set_state(**{name: value})
+
+        on_a_loop(change)
         for chart_name, drawing in page.drawings.items():
             if name in drawing.chart.controls():
                 continue

@@ -7,14 +7,26 @@ import re
 
 import numpy as np
 import pytest
-from bokeh.models import Line, MultiLine, Quad, Scatter, VStrip
+from panel.io.state import set_curdoc
 
-from app.compare import ORDER_PAIR, SCHEME_COLUMNS, T5_SETTINGS, ComparePage, t5_verdict
+from app.pages.compare import (
+    ORDER_PAIR,
+    SCHEME_COLUMNS,
+    T5_SETTINGS,
+    ComparePage,
+    order_check,
+    summary_table,
+    t5_verdict,
+    verdict,
+)
 from app.urlstate import page_query
+from positional_core.alibi import alibi_slopes
 from positional_core.attention import compare_order_similarity
 from positional_core.extension import never_complete_turn
 from positional_core.learned import learned_parameter_count
 from positional_core.relative import t5_new_buckets, t5_relative_bucket
+
+from .drawn import rendered
 
 
 @pytest.fixture
@@ -23,35 +35,49 @@ def page():
 
 
 def _text(html: str) -> str:
-    return re.sub(r"<[^>]+>", "", html)
+    return re.sub(r"<[^>]+>", "", re.sub(r"<style>.*?</style>", "", html, flags=re.S))
 
 
-def test_one_column_per_scheme_in_order(page):
+def drawn(page, chart: str, mark: str) -> dict:
+    return page.drawings[chart].drawn(mark)
+
+
+def readout(page, chart: str) -> str:
+    return page.drawings[chart].chart.readout(page)
+
+
+def test_one_card_per_scheme_in_order(page):
     assert [c.key for c in SCHEME_COLUMNS] == ["learned", "sinusoidal", "rope", "alibi", "t5"]
     assert list(page.figures) == [c.key for c in SCHEME_COLUMNS]
-    for column in SCHEME_COLUMNS:
-        assert hasattr(page, f"_verdict_{column.key}") and hasattr(page, f"_figure_{column.key}")
+    for number, column in enumerate(SCHEME_COLUMNS, 1):
+        figure = page.figures[column.key]
+        assert figure.title == f"C{number} · {column.title}"
+        assert (figure.caption, figure.formula) == (column.caption, column.formula)
+        assert verdict(page, column.key).headline in _text(readout(page, column.key))
 
 
 def test_hand_worked_case_d128_4096_to_16384(page):
     # REFERENCE_NUMBERS: 18 of 64 pairs never complete a turn at L = 4,096; run
     # at 16,384 unscaled they all leave their band; interpolation keeps all in.
     assert (page.d, page.trained_len, page.target_len, page.base) == (128, 4096, 16384, 10000)
-    rope = page.verdict("rope")
+    rope = verdict(page, "rope")
     assert rope.headline == "18 of 64 pairs leave their band"
     assert (
         "<b>18 of 64</b>" in rope.detail and "interpolation (every θ / 4): <b>0</b>" in rope.detail
     )
     assert "NTK-aware base 40,890: <b>17</b>" in rope.detail
     assert rope.kind == "unseen"
-    sinusoidal = page.verdict("sinusoidal")
+    sinusoidal = verdict(page, "sinusoidal")
     assert sinusoidal.headline == "Defined, but 18 of 64 pairs unseen"
     assert "<b>1.89 rad</b>" in sinusoidal.detail and "0.473 rad" in sinusoidal.detail
-    learned = page.verdict("learned")
+    assert "(4× its range)" in sinusoidal.detail
+    learned = verdict(page, "learned")
     assert learned.kind == "breaks" and learned.headline == "No row for 12,288 positions"
     assert f"{learned_parameter_count(4096, 128):,}" in learned.parameters
-    alibi = page.verdict("alibi")
+    assert "Position 16,383 has a row: <b>no</b>" in learned.detail
+    alibi = verdict(page, "alibi")
     assert alibi.kind == "fine" and "max |Δ| = <b>0</b>" in alibi.detail
+    assert "(m = 0.003906)" in alibi.detail and "1.1 × 10<sup>−7</sup>" in alibi.detail
 
 
 def test_t5_hand_worked_cases():
@@ -79,10 +105,10 @@ def test_t5_hand_worked_cases():
 
 
 def test_t5_column_on_the_page(page):
-    assert page.verdict("t5") == t5_verdict(4096, 16384)
+    assert verdict(page, "t5") == t5_verdict(4096, 16384)
     for length in (128, 1024, 65536):
         page.param.update(trained_len=length, target_len=1048576)
-        assert page.verdict("t5").kind == "fine"  # the page's shortest L is past 91
+        assert verdict(page, "t5").kind == "fine"  # the page's shortest L is past 91
     column = next(c for c in SCHEME_COLUMNS if c.key == "t5")
     assert column.title == "T5 relative buckets" and column.order_scheme == "t5"
     assert r"q_i\cdot k_j + \beta^{(h)}_{b(j-i)}" in column.formula
@@ -91,7 +117,7 @@ def test_t5_column_on_the_page(page):
 
 def test_ntk_at_eight_times_leaves_17_pairs_out(page):
     page.target_len = 32768
-    rope = page.verdict("rope")
+    rope = verdict(page, "rope")
     assert "<b>18 of 64</b>" in rope.detail
     assert "interpolation (every θ / 8): <b>0</b>" in rope.detail
     assert "NTK-aware base 82,685: <b>17</b>" in rope.detail
@@ -99,123 +125,138 @@ def test_ntk_at_eight_times_leaves_17_pairs_out(page):
 
 def test_nothing_breaks_at_the_trained_length(page):
     page.target_len = 4096
-    assert page.verdict("learned").kind == "fine"
-    assert page.verdict("sinusoidal").kind == "fine"
-    assert page.verdict("rope").headline == "Every pair stays in its band"
-    assert "are new" not in page.verdict("alibi").detail
-    t5 = page.verdict("t5")
+    assert verdict(page, "learned").kind == "fine"
+    assert verdict(page, "sinusoidal").kind == "fine"
+    assert verdict(page, "rope").headline == "Every pair stays in its band"
+    assert "are new" not in verdict(page, "alibi").detail
+    t5 = verdict(page, "t5")
     assert t5.kind == "fine" and "reuse" not in t5.detail
+    assert drawn(page, "learned", "no_row_text")["text"] == [""]
 
 
 def test_verdicts_follow_the_settings(page):
     page.param.update(trained_len=1024, d=64)
-    assert page.verdict("learned").headline == "No row for 15,360 positions"
-    assert "of 32 pairs" in page.verdict("rope").headline
+    assert verdict(page, "learned").headline == "No row for 15,360 positions"
+    assert "of 32 pairs" in verdict(page, "rope").headline
+    assert "No row for 15,360 positions" in readout(page, "learned")
 
 
-def test_order_verdicts_are_the_cores(page):
+def test_order_verdicts_are_the_cores():
     a, b = ORDER_PAIR
     for column in SCHEME_COLUMNS:
-        own, base, _ = page.order_check(column)
-        assert own == compare_order_similarity(a, b, column.order_scheme, column.order_causal)
-        assert base == compare_order_similarity(a, b, "none", column.order_causal)
-        assert own < 1 - 1e-6  # every scheme breaks the tie
+        check = order_check(column)
+        assert check.own == compare_order_similarity(a, b, column.order_scheme, column.order_causal)
+        assert check.without == compare_order_similarity(a, b, "none", column.order_causal)
+        assert check.own < 1 - 1e-6  # every scheme breaks the tie
     alibi = next(c for c in SCHEME_COLUMNS if c.key == "alibi")
-    assert page.order_check(alibi)[2] == pytest.approx(1.0, abs=1e-12)  # symmetric: reversal-blind
+    assert order_check(alibi).symmetric == pytest.approx(1.0, abs=1e-12)  # reversal-blind
 
 
 def test_summary_table_lists_every_scheme_and_verdict(page):
-    table = page._summary_table()
+    table = summary_table(page)
     rows = re.findall(r"<tr>(.*?)</tr>", table)
     assert len(rows) == 1 + len(SCHEME_COLUMNS)
     for column, row in zip(SCHEME_COLUMNS, rows[1:], strict=True):
         assert column.title in row
-        assert page.verdict(column.key).short in _text(row)
-    assert "0.508" in table and "0.353" in table  # ALiBi with its causal mask / mask alone
+        assert verdict(page, column.key).short in _text(row)
+    assert "0.5080" in table and "0.3530" in table  # ALiBi with its causal mask / mask alone
     t5 = _text(rows[-1])
     assert "32 × 12 = 384" in t5
     assert "a learned scalar bias per (bucket of j − i, head) added to each score" in t5
     assert "q·k plus the bucket of j − i" in t5
     assert "no new bucket" in t5
     own = compare_order_similarity(*ORDER_PAIR, "t5", False)
-    assert f"{own:.3f}: order-aware" in t5
-    assert "1.000: order-blind" in _text(table)
+    assert f"{own:.4f}: order-aware" in t5
+    assert "1.0000: order-blind" in _text(table)
 
 
-def test_each_column_shows_its_verdict(page):
+def test_similarities_share_one_precision_and_only_blind_ones_read_1(page):
+    """The learned table's 0.99984 is order-aware: it must not read 1.0000 (nor show
+    six decimals beside four)."""
+    text = _text(summary_table(page)) + "".join(_text(readout(page, c.key)) for c in SCHEME_COLUMNS)
+    values = re.findall(r"(\d\.\d+)(?=[:,] order-)", text)
+    values += re.findall(r"alone: (\d\.\d+)", text)
+    # Per scheme in its card and its row, ALiBi symmetric, none, the mask alone twice.
+    assert len(values) == 2 * 5 + 2 + 2 and {len(v) for v in values} == {6}, values
+    assert "0.9998: order-aware" in text
+    assert not re.search(r"1\.0000,? order-aware", text)
+
+
+def test_each_card_shows_its_verdict_and_order_check(page):
     for column in SCHEME_COLUMNS:
-        html = page.verdict_html(column)
-        assert page.verdict(column.key).headline in _text(html)
+        html = readout(page, column.key)
+        assert verdict(page, column.key).headline in _text(html)
         assert "Order:" in html
+    assert "(causal mask alone: 0.3530)" in readout(page, "alibi")
 
 
-def test_rope_figure_at_the_trained_length_keeps_a_positive_log_axis(page, render, caplog):
-    """At L′ = L every ratio is 1: the log axis is set around it (a padded
-    single value reached below 0, and HoloViews warned and clipped it)."""
-    rope = render(page.figures["rope"].plot)
+def test_rope_figure_at_the_trained_length_keeps_a_positive_log_axis(page, caplog):
+    """At L′ = L every ratio is 1: the log axis is set around it (a padded single
+    value would reach below 0)."""
+    _root, doc = rendered(page)
+    (plot,) = page.drawings["rope"].plots()
     for target in (4096, 16384, 4096):
-        with caplog.at_level(logging.WARNING):
+        with caplog.at_level(logging.WARNING), set_curdoc(doc):
             page.set_state(target_len=target)
         assert not [r for r in caplog.records if "Logarithmic" in r.getMessage()]
-        y = rope.state.y_range
+        y = plot.state.y_range
         assert 0 < y.start < 1 < y.end
     assert (y.start, y.end) == (0.5, 2.0)
 
 
-def test_figures_draw_the_core_numbers(page, render, sources):
-    learned = render(page.figures["learned"].plot)
-    (quad,) = sources(learned, Quad)
-    assert list(quad.data["count"]) == [4096, 12288]
-    rope = render(page.figures["rope"].plot)
-    scatters = {s.data["method"][0]: s for s in sources(rope, Scatter)}
-    assert set(scatters) == {"none", "interpolation", "NTK-aware"}
-    assert (np.asarray(scatters["none"].data["out"]) == "yes").sum() == 18
-    assert (np.asarray(scatters["interpolation"].data["out"]) == "yes").sum() == 0
-    np.testing.assert_allclose(scatters["none"].data["excess"], 4.0)
-    alibi = render(page.figures["alibi"].plot)
-    trained, served = sorted(sources(alibi, Line), key=lambda s: len(s.data["delta"]))
+def test_figures_draw_the_core_numbers(page):
+    assert list(drawn(page, "learned", "rows")["count"]) == [4096, 12288]
+    dots = {str(d["method"][0]): d for d in (drawn(page, "rope", f"dots_{i}") for i in range(3))}
+    assert set(dots) == {"none", "interpolation", "NTK-aware"}
+    assert (np.asarray(dots["none"]["out"]) == "yes").sum() == 18
+    assert (np.asarray(dots["interpolation"]["out"]) == "yes").sum() == 0
+    assert (np.asarray(dots["NTK-aware"]["out"]) == "yes").sum() == 17
+    np.testing.assert_allclose(dots["none"]["excess"], 4.0)
+    np.testing.assert_allclose(dots["interpolation"]["excess"], 1.0)
     slope = 1 / 256
-    np.testing.assert_allclose(trained.data["bias"], -slope * np.asarray(trained.data["delta"]))
-    np.testing.assert_allclose(served.data["bias"], -slope * np.asarray(served.data["delta"]))
-    sinusoidal = render(page.figures["sinusoidal"].plot)
-    assert sources(sinusoidal, MultiLine) or sources(sinusoidal, Line)
-    t5 = render(page.figures["t5"].plot)
-    lines = sources(t5, Line)
-    assert len(lines) == 2
-    for source in lines:
-        distance = np.asarray(source.data["distance"])
-        bucket = np.asarray(source.data["bucket"])
+    for name, length in (("trained", 4096), ("served", 16384)):
+        curve = drawn(page, "alibi", name)
+        delta = np.asarray(curve["delta"])
+        assert (delta[0], delta[-1]) == (0, length - 1)
+        np.testing.assert_allclose(curve["bias"], -slope * delta)
+    seen, beyond = drawn(page, "sinusoidal", "seen"), drawn(page, "sinusoidal", "beyond")
+    np.testing.assert_allclose(np.hypot(seen["code_x"], seen["code_y"]), 1.0)
+    omega = 10000.0 ** (-126 / 128)  # the slowest pair
+    assert seen["code_x"][-1] == pytest.approx(np.sin(4095 * omega))
+    assert beyond["code_y"][-1] == pytest.approx(np.cos(16383 * omega))
+    for i, sign in enumerate((1, -1)):
+        steps = drawn(page, "t5", f"side_{i}")
+        distance, bucket = np.asarray(steps["distance"]), np.asarray(steps["bucket"])
         assert distance.min() == 1 and distance.max() == 16383
-        sign = 1 if bucket.max() > 16 else -1  # keys after the query use buckets 17 … 31
         core = t5_relative_bucket(sign * distance, **T5_SETTINGS)
         # Steps: every sampled distance is drawn at its core bucket (and repeated
         # at the previous bucket where the step rises).
-        drawn = set(zip(distance.tolist(), bucket.tolist(), strict=True))
-        assert set(zip(distance.tolist(), core.tolist(), strict=True)) <= drawn
-        assert set(np.unique(bucket)) == set(np.unique(core))
+        pairs = set(zip(distance.tolist(), bucket.tolist(), strict=True))
+        assert set(zip(distance.tolist(), core.tolist(), strict=True)) <= pairs
         assert set(np.unique(bucket)) == (set(range(17, 32)) if sign > 0 else set(range(1, 16)))
 
 
-def test_shaded_spans_follow_the_lengths(page, render, sources):
+def test_alibi_curves_follow_the_heads(page):
+    page.heads = 12
+    shallow = float(alibi_slopes(12).min())
+    curve = drawn(page, "alibi", "served")
+    np.testing.assert_allclose(curve["bias"], -shallow * np.asarray(curve["delta"]))
+
+
+def test_shaded_spans_follow_the_lengths(page):
     """C3 shades the pairs that complete a turn within L (46 of 64 at the defaults:
-    18 never do); C4 shades the distances past L, up to L′."""
-    rope, t5 = render(page.figures["rope"].plot), render(page.figures["t5"].plot)
+    18 never do); C5 shades the distances past L, up to L′."""
     inv = 10000.0 ** (-np.arange(0, 128, 2) / 128)
     for trained, target in ((4096, 16384), (2048, 8192), (8192, 8192)):
         page.set_state(trained_len=trained, target_len=target)
         completed = int((~never_complete_turn(inv, trained)).sum())
         if trained == 4096:
             assert completed == 64 - 18
-        (span,) = sources(rope, VStrip)
-        assert (list(span.data["pair"]), list(span.data["pair_end"])) == (
-            [-0.5],
-            [completed - 0.5],
-        )
-        (span,) = sources(t5, VStrip)
-        assert (list(span.data["distance"]), list(span.data["distance_end"])) == (
-            [trained],
-            [target],
-        )
+        span = drawn(page, "rope", "turned")
+        assert (list(span["pair"]), list(span["pair_end"])) == ([-0.5], [completed - 0.5])
+        span = drawn(page, "t5", "new")
+        assert (list(span["distance"]), list(span["distance_end"])) == ([trained], [target])
+        assert list(drawn(page, "t5", "edge")["x"]) == [trained]
 
 
 def test_target_shorter_than_trained_is_raised(page):
@@ -231,7 +272,8 @@ def test_url_state_round_trip(page):
     query = page_query("compare", page, page.control_names())
     other = ComparePage()
     assert other.apply_query(query) == []
-    assert other._values() == page._values()
+    for name in page.control_names():
+        assert getattr(other, name) == getattr(page, name)
 
 
 @pytest.mark.parametrize(
@@ -252,7 +294,7 @@ def test_url_values_are_clamped_or_ignored_with_a_note(page, query, expected, no
         assert getattr(page, key) == value
     assert any(note in n for n in notes), notes
     for column in SCHEME_COLUMNS:
-        page.verdict_html(column)
+        assert readout(page, column.key)
 
 
 def test_largest_settings_are_answered(page):
@@ -268,14 +310,15 @@ def test_largest_settings_are_answered(page):
         }
     )
     assert page.target_len / page.trained_len == 8192
-    page._verdicts.clear()
     for column in SCHEME_COLUMNS:
-        assert page.verdict_html(column)
-        assert getattr(page, f"_figure_{column.key}")() is not None
-    assert page._summary_table()
-    assert "0 after interpolation" in page.verdict("rope").short
+        assert readout(page, column.key)
+        assert page.drawings[column.key].frame() is not None
+    assert summary_table(page)
+    assert "0 after interpolation" in verdict(page, "rope").short
+    assert len(drawn(page, "alibi", "served")["delta"]) <= 160
 
 
 def test_quick_check_answer(page):
-    answer = page._quick_answer()
+    answer = page.quick_check.answer()
     assert "<b>18 of 64</b>" in answer and "<b>0</b> after position interpolation" in answer
+    assert "<b>17</b> with the NTK-aware base" in answer

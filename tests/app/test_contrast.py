@@ -105,19 +105,18 @@ def _blend(color: str, alpha: float, background: str) -> str:
 def test_numbers_on_the_pairing_squares_meet_aa(theme, d, layout):
     """RoPE R4 prints each dimension's number on its pair's square (7 pt, bold):
     on the bright and the faded squares alike the number reaches 4.5:1."""
-    from app.rope import _INKS, DIAGRAM_DIM, RopePage
+    from app.pages.rope import RopePage
+    from app.pages.rope.layouts import DIAGRAM_DIM
 
     page = RopePage()
-    page.param.update(d=d, layout=layout)
-    _, cells, numbers = page._pairing_plot()
+    page.set_state(d=d, layout=layout)
+    cells = page.drawings["layouts"].drawn("cells")
+    numbers = page.drawings["layouts"].drawn("numbers")
     half = min(d, DIAGRAM_DIM) // 2
     palette = hands_palette(max(half, 2))
     background = _plot_background(theme)
     worst = []
-    for pair, alpha, key in zip(
-        cells["pair"], cells["alpha"], numbers.dimension_values("ink"), strict=True
-    ):
-        ink = _INKS[key]  # drawn through the inks' colour map
+    for pair, alpha, ink in zip(cells["pair"], cells["alpha"], numbers["ink"], strict=True):
         ratio = contrast_ratio(ink, _blend(palette[int(pair)], float(alpha), background))
         worst.append((ratio, ink, palette[int(pair)], alpha))
     assert min(worst)[0] >= AA_TEXT, f"{theme}: {min(worst)}"
@@ -134,7 +133,7 @@ def _is_neutral(color: str) -> bool:
 
 
 def _app_sources() -> dict[str, str]:
-    return {p.name: p.read_text() for p in sorted(APP.glob("*.py"))}
+    return {str(p.relative_to(APP)): p.read_text() for p in sorted(APP.rglob("*.py"))}
 
 
 def _colour_literals(source: str) -> list[str]:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 
 import panel as pn
 import pytest
 from bokeh.document import Document
+from panel.io.resources import CDN_DIST
 
-from app import export
+from app import export, standalone
 from app.main import PAGES, AppShell, build_app, is_true
 
 
@@ -138,7 +141,7 @@ class TestExportSpecs:
         view, _, page = export.build_view(spec)
         assert view.select(pn.widgets.Button) == []
         # R1 keeps its identity with today's numbers, not the log of its buttons.
-        assert page._identity_view in view.select(pn.pane.LaTeX)
+        assert page.figures["pair"].extras[-1] in view.select(pn.pane.LaTeX)
         assert not any("log" in str(p.object).lower() for p in view.select(pn.pane.HTML))
 
     def test_select_specs(self):
@@ -148,7 +151,7 @@ class TestExportSpecs:
             export.select_specs(["rope:nope"])
 
     def test_stylesheet_links_are_made_inline(self):
-        url = f"{export.CDN_DIST}css/listpanel.css?v=1"
+        url = f"{CDN_DIST}css/listpanel.css?v=1"
         doc = {
             "roots": [
                 {
@@ -170,7 +173,9 @@ class TestExportSpecs:
                 }
             }
         )
-        out = export._inline_stylesheets(doc)
+        saved, _states = standalone.make_self_contained(_saved_page(doc))
+        script = re.search(r'id="d">(.*?)</script>', saved, re.S).group(1)
+        out = json.loads(html.unescape(script))
         assert out["roots"][0]["name"] == "InlineStyleSheet"
         assert "{" in out["roots"][0]["attributes"]["css"]  # the file's text, not its URL
         assert "ImportedStyleSheet" not in json.dumps(out)
@@ -178,7 +183,7 @@ class TestExportSpecs:
     def test_foreign_stylesheet_is_refused(self):
         node = {"name": "ImportedStyleSheet", "attributes": {"url": "https://example.com/x.css"}}
         with pytest.raises(ValueError, match="cannot inline"):
-            export._inline_stylesheets(node)
+            standalone.make_self_contained(_saved_page({"roots": [node]}))
 
     def test_external_script_is_refused(self):
         page = (
@@ -186,4 +191,10 @@ class TestExportSpecs:
             '<script src="https://cdn.example.com/a.js"></script>'
         )
         with pytest.raises(ValueError, match="external"):
-            export.make_self_contained(page)
+            standalone.make_self_contained(page)
+
+
+def _saved_page(doc: dict) -> str:
+    """A saved page holding one serialised document, as Panel writes it."""
+    text = html.escape(json.dumps(doc), quote=False)
+    return f'<html><body><script type="application/json" id="d">{text}</script></body></html>'

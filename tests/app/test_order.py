@@ -1,12 +1,23 @@
-"""Order page: sentences in, similarity bars and the permutation picture out."""
+"""Order page: sentences in, input rows, similarity bars and the permutation picture out."""
 
 from __future__ import annotations
 
-import holoviews as hv
+import numpy as np
+import panel as pn
 import pytest
+from panel.io.state import set_curdoc
 
-from app.order import VARIANTS, OrderPage
-from positional_core.attention import order_similarity
+from app.cards import notice_html
+from app.pages.order import VARIANTS, OrderPage
+from app.pages.order.shared import similarity_text
+from positional_core.attention import (
+    embed_sentence,
+    encode_sentence,
+    match_rows,
+    order_similarity,
+)
+
+from .drawn import rendered
 
 
 @pytest.fixture
@@ -14,12 +25,55 @@ def page():
     return OrderPage()
 
 
+def drawn(page, chart: str, mark: str) -> dict:
+    return page.drawings[chart].drawn(mark)
+
+
+def readout(page) -> str:
+    return page.drawings["similarity"].chart.readout(page)
+
+
 def _bars(page) -> dict[str, float]:
-    overlay = page._bars()
-    (bars,) = overlay.traverse(lambda e: e, [hv.Bars])
-    return dict(zip(bars.dimension_values(0), bars.dimension_values(1), strict=True))
+    bars = drawn(page, "similarity", "bars")
+    return dict(zip(bars["variant"], bars["cos"], strict=True))
 
 
+def _links(page, chart: str = "permutation") -> list[tuple[float, float]]:
+    links = drawn(page, chart, "links")
+    return list(zip(links["y0"], links["y1"], strict=True))
+
+
+def _box(page, label: str) -> pn.widgets.TextInput:
+    (box,) = [w for w in page.sidebar().select(pn.widgets.TextInput) if w.name == label]
+    return box
+
+
+def test_cards_read_in_order(page):
+    titles = [fig.title for fig in page.figures.values()]
+    assert [t.split(" ·")[0] for t in titles] == ["O1", "O2", "O3"]
+    controls = {name: fig.controls for name, fig in page.figures.items()}
+    assert controls == {
+        "inputs": ("a", "b"),
+        "similarity": ("a", "b"),
+        "permutation": ("a", "b", "scheme"),
+    }
+
+
+# ------------------------------------------------------------------ O1 inputs
+def test_input_rows_are_the_word_vectors_and_join_equal_rows(page):
+    a, b = drawn(page, "inputs", "a"), drawn(page, "inputs", "b")
+    np.testing.assert_allclose(a["image"][0], embed_sentence("dog bites man"), rtol=1e-6)
+    np.testing.assert_allclose(b["image"][0], embed_sentence("man bites dog"), rtol=1e-6)
+    assert _links(page, "inputs") == [(0, 2), (1, 1), (2, 0)]
+    # Inputs carry no position: the scheme of O3 leaves them as they are.
+    page.scheme = "sinusoidal"
+    assert len(_links(page, "inputs")) == 3
+    page.b = "cat bites dog"
+    assert _links(page, "inputs") == [(0, 2), (1, 1)]
+    assert drawn(page, "inputs", "headline")["word"][2] == "2 of 3 rows of A reappear in B"
+
+
+# --------------------------------------------------------------- O2 similarity
 def test_bars_are_the_core_values_and_none_is_exactly_one(page):
     values = _bars(page)
     assert values["no positions"] == 1.0
@@ -28,29 +82,109 @@ def test_bars_are_the_core_values_and_none_is_exactly_one(page):
     for key, (scheme, causal) in VARIANTS.items():
         expected = order_similarity("dog bites man", "man bites dog", scheme, causal)
         assert expected in values.values(), key
-    (labels,) = page._bars().traverse(lambda e: e, [hv.Labels])
-    assert "1.000" in " ".join(labels.dimension_values("text"))
+    text = drawn(page, "similarity", "values")["text"]
+    assert [t.strip() for t in text] == ["1.000", "0.995", "0.996", "0.353"]
+    bars = drawn(page, "similarity", "bars")
+    assert list(bars["x1"]) == list(bars["cos"]) and set(bars["x0"]) == {0.0}
 
 
+def test_variants_name_the_ticks_top_to_bottom(page):
+    frame = page.drawings["similarity"].frame()
+    assert frame.y_ticks == [
+        (0.0, "no positions"),
+        (1.0, "sinusoidal codes"),
+        (2.0, "RoPE"),
+        (3.0, "causal mask only"),
+    ]
+    assert frame.x == (0.0, 1.32)
+
+
+def test_a_negative_similarity_widens_the_axis():
+    page = OrderPage()
+    low = min(
+        0.0,
+        *(order_similarity("dog bites man", "cat eats fish", s, c) for s, c in VARIANTS.values()),
+    )
+    page.b = "cat eats fish"
+    frame = page.drawings["similarity"].frame()
+    assert frame.x == (low, 1.32)
+    assert frame.x_ticks[0] == round(low * 5) / 5 and frame.x_ticks[-1] == 1.0
+
+
+def test_readout_says_whether_b_reorders_a(page):
+    assert "the similarity is exactly 1" in readout(page)
+    page.b = "cat bites dog"
+    assert "does not use the same words" in readout(page)
+
+
+def test_a_long_reordering_still_reads_exactly_one(page):
+    """Summed in another order, the pooled vectors differ by rounding only: "1.000"."""
+    a = "a very long sentence with antidisestablishmentarianism and more words than usual here"
+    page.set_state(a=a, b=" ".join(reversed(a.split())))
+    assert 0 < 1 - _bars(page)["no positions"] < 1e-12
+    assert drawn(page, "similarity", "values")["text"][0].strip() == "1.000"
+    assert "the similarity is exactly 1" in readout(page)
+    assert similarity_text(0.9996) == "0.999600" and similarity_text(0.35296) == "0.353"
+
+
+# ------------------------------------------------------------- O3 permutation
 def test_permutation_picture_links_equal_rows_only_without_positions(page):
-    def links():
-        (segments,) = page._permutation().traverse(lambda e: e, [hv.Segments])
-        return len(segments)
-
-    assert links() == 3
+    assert _links(page) == [(0, 2), (1, 1), (2, 0)]
+    out = drawn(page, "permutation", "a")["image"][0]
+    np.testing.assert_allclose(out, encode_sentence("dog bites man"), rtol=1e-6, atol=1e-7)
     for scheme in ("sinusoidal", "rope", "causal"):
         page.scheme = scheme
-        assert links() == 0
+        assert _links(page) == []
+        assert drawn(page, "permutation", "headline")["word"][2] == "no row of A reappears in B"
+    scheme, causal = VARIANTS["causal"]
+    out = drawn(page, "permutation", "b")["image"][0]
+    np.testing.assert_allclose(out, encode_sentence("man bites dog", scheme, causal), rtol=1e-6)
 
 
+def test_repeated_words_map_one_to_one(page):
+    page.a = "the dog bites the man"
+    page.b = "the man bites the dog"
+    expected = match_rows(encode_sentence(page.a), encode_sentence(page.b))
+    assert _links(page) == [(i, j) for i, j in enumerate(expected)]
+    assert sorted(j for _, j in _links(page)) == list(range(5))
+
+
+def test_words_name_the_rows_and_follow_the_sentences(page):
+    _root, doc = rendered(page)
+    (plot,) = page.drawings["permutation"].plots()
+    (axis,) = plot.state.yaxis
+    assert axis.major_label_overrides == {0: "dog", 1: "bites", 2: "man"}
+    long = "antidisestablishmentarianism"
+    with set_curdoc(doc):
+        page.a = f"a {long} dog bites"
+    assert list(axis.ticker.ticks) == [0, 1, 2, 3]
+    assert axis.major_label_overrides == {0: "a", 1: "antidisestabl…", 2: "dog", 3: "bites"}
+    assert drawn(page, "permutation", "words")["word"] == ["man", "bites", "dog"]
+    # Room for the longer sentence: rows −1.7 … n + 0.7, row 0 on top.
+    assert sorted((plot.state.y_range.start, plot.state.y_range.end)) == [-1.7, 4.7]
+    assert plot.state.y_range.start > plot.state.y_range.end
+
+
+def test_one_colour_scale_for_both_matrices(page):
+    frame = page.drawings["permutation"].frame()
+    limit = max(np.abs(encode_sentence(s)).max() for s in ("dog bites man", "man bites dog"))
+    assert frame.scales["a"] == frame.scales["b"]
+    assert frame.scales["a"]["high"] == pytest.approx(limit) == -frame.scales["a"]["low"]
+
+
+# ------------------------------------------------------------------ the input
 def test_refused_sentence_keeps_previous_state_and_explains(page):
-    page.a = "dog"
+    box = _box(page, "Sentence A")
+    box.value = "dog"
     assert page.error_a and "at least 2 words" in page.error_a[0]
     assert page.sentence_a == "dog bites man"
     assert _bars(page)["no positions"] == 1.0
-    page.a = "man dog bites"
+    assert len(drawn(page, "inputs", "b")["image"][0]) == 3
+    box.value = "man dog bites"
     assert page.error_a == []
     assert page.sentence_a == "man dog bites"
+    assert _bars(page)["no positions"] == pytest.approx(1.0)
+    assert page.drawings["permutation"].frame().y_ticks == [(0, "man"), (1, "dog"), (2, "bites")]
 
 
 @pytest.mark.parametrize("text", ["", "   ", "🙂 🙂", "x" * 1000, " ".join(["w"] * 40), "a\x00b c"])
@@ -58,26 +192,33 @@ def test_bad_sentences_get_a_message(page, text):
     page.b = text
     assert page.error_b
     assert page.sentence_b == "man bites dog"
+    assert drawn(page, "permutation", "words")["word"] == ["man", "bites", "dog"]
 
 
 def test_typed_html_is_escaped(page):
     page.a = '<img src=x onerror="alert(1)"> bites <script>alert(2)</script>'
-    html = page._bars_readout()
+    html = readout(page)
     assert "<img" not in html and "<script" not in html
     assert "&lt;img" in html and "&lt;script&gt;" in html
+    # In the pictures the words are plain text (tick labels and text glyphs).
+    words = [w for _, w in page.drawings["permutation"].frame().y_ticks]
+    assert words == ["img", "src=x", 'onerror="aler…', "bites", "script>alert(…"]
     page.b = "<b>bold</b>"
-    from app.look import notice_html
-
-    rendered = notice_html(page.error_b, "error")
-    assert "<b>bold" not in rendered
-    assert "&lt;b&gt;bold" in rendered
+    rendered_notice = notice_html(page.error_b, "error")
+    assert "<b>bold" not in rendered_notice
+    assert "&lt;b&gt;bold" in rendered_notice
 
 
 def test_link_with_bad_sentence_is_ignored_with_notice(page):
     notes = page.apply_query({"a": "x", "b": "bites dog man", "scheme": "rope"})
     assert page.a == "dog bites man" and page.b == "bites dog man" and page.scheme == "rope"
     assert len(notes) == 1 and notes[0].startswith("a: ")
+    assert page.sentence_b == "bites dog man"
 
 
 def test_quick_check_answer(page):
-    assert "<b>1.000</b>" in page._quick_answer()
+    answer = page.quick_check.answer()
+    assert "<b>1.000</b>" in answer
+    assert "sinusoidal codes give 0.995, RoPE 0.996 and a causal mask alone 0.353" in answer
+    page.b = "cat bites dog"
+    assert "<b>1.000</b>" not in page.quick_check.answer()

@@ -9,7 +9,7 @@ import panel as pn
 import param
 import pytest
 
-from app.look import Figure, QuickCheck
+from app.cards import Figure, QuickCheck
 from app.main import PAGES
 from app.page import Page
 

@@ -1,15 +1,24 @@
-"""Relative page: set parameters, assert on the plot data against the core."""
+"""Relative page: set parameters, assert on what each figure draws against the core."""
 
 from __future__ import annotations
 
 import numpy as np
+import panel as pn
 import pytest
-from bokeh.document import Document
 from bokeh.document.events import ColumnDataChangedEvent
-from bokeh.models import Image, MultiLine, MultiPolygons, Quad, Scatter, Segment
-from bokeh.models import Line as LineGlyph
+from bokeh.models import Image
+from panel.io.state import set_curdoc
 
-from app.relative import BIAS_SEED, ORDER_PAIR, T5_PRESETS, RelativePage, t5_preset_values
+from app.look import OKABE_ITO
+from app.pages.relative import (
+    BIAS_SEED,
+    ORDER_PAIR,
+    T5_PRESETS,
+    RelativePage,
+    t5_preset_values,
+)
+from app.pages.relative.matrix import MASKED
+from app.respond import one_update
 from app.urlstate import page_query
 from positional_core.attention import order_similarity
 from positional_core.presets import model_config
@@ -22,6 +31,8 @@ from positional_core.relative import (
     t5_random_bucket_biases,
     t5_relative_bucket,
 )
+
+from .drawn import record_events, rendered
 
 SETTINGS = [
     {"num_buckets": 32, "max_distance": 128, "mode": "bidirectional"},
@@ -37,6 +48,18 @@ def page():
     return RelativePage()
 
 
+def drawn(page, chart: str, mark: str) -> dict:
+    return page.drawings[chart].drawn(mark)
+
+
+def readout(page, chart: str) -> str:
+    return page.drawings[chart].chart.readout(page)
+
+
+def values(page) -> dict:
+    return {name: getattr(page, name) for name in page.control_names()}
+
+
 def _core_kwargs(page: RelativePage) -> dict:
     return {
         "bidirectional": page.mode == "bidirectional",
@@ -45,173 +68,200 @@ def _core_kwargs(page: RelativePage) -> dict:
     }
 
 
-def _step_source(plot, sources):
-    (src,) = [s for s in sources(plot, LineGlyph) if "region" in s.data]
-    return src
+def _steps(page) -> dict:
+    """Each offset's (bucket, region): the step line repeats them at both ends of a step."""
+    steps = drawn(page, "buckets", "steps")
+    return {
+        int(at): (int(bucket), region)
+        for at, bucket, region in zip(steps["at"], steps["bucket"], steps["region"], strict=True)
+    }
 
 
-def _image_source(plot, sources):
-    (src,) = sources(plot, Image)
-    return src
+def _image(page) -> np.ndarray:
+    return np.asarray(drawn(page, "bias", "image")["image"][0], dtype=float)
+
+
+def _expected_bias(page, head: int, n: int) -> np.ndarray:
+    """T5's bias matrix of ``head``, NaN where a decoder's causal mask hides the key."""
+    table = t5_random_bucket_biases(page.num_buckets, page.heads, seed=BIAS_SEED)
+    expected = t5_bias_matrix(table[:, head - 1], n, n, **_core_kwargs(page))
+    if page.mode == "causal":
+        expected[np.triu_indices(n, k=1)] = np.nan
+    return expected
 
 
 # ------------------------------------------------------------ T1a step chart
 @pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: "-".join(map(str, s.values())))
-def test_plotted_buckets_are_the_core_buckets(page, render, sources, settings):
-    plot = render(page.figures["buckets"].plot)
+def test_plotted_buckets_are_the_core_buckets(page, settings):
     page.set_state(offset_range=300, **settings)
-    src = _step_source(plot, sources)
-    # The step line repeats each offset's values at both ends of its step.
-    pairs = dict(zip(np.asarray(src.data["at"]), np.asarray(src.data["bucket"]), strict=True))
+    steps = _steps(page)
     offsets = np.arange(-300, 301)
-    assert sorted(pairs) == list(offsets)
+    assert sorted(steps) == list(offsets)
     expected = t5_relative_bucket(offsets, **_core_kwargs(page))
-    np.testing.assert_array_equal([pairs[o] for o in offsets], expected)
+    np.testing.assert_array_equal([steps[o][0] for o in offsets], expected)
 
 
-def test_t5_base_step_chart_has_its_known_buckets(page, render, sources):
-    plot = render(page.figures["buckets"].plot)
-    element = page._steps()
-    buckets = dict(
-        zip(element.dimension_values("at"), element.dimension_values("bucket"), strict=True)
-    )
-    assert [buckets[o] for o in (-3, -1, 0, 1, 3, 20, 200)] == [3, 1, 0, 17, 19, 26, 31]
-    assert buckets[90] == 30 and buckets[91] == 31 and buckets[-91] == 15
-    assert element.dimension_values("region")[list(element.dimension_values("at")).index(0)] == (
-        "exact"
-    )
-    assert plot.state.y_range.start == pytest.approx(-0.5)
+def test_t5_base_step_chart_has_its_known_buckets(page):
+    steps = _steps(page)
+    assert [steps[o][0] for o in (-3, -1, 0, 1, 3, 20, 200)] == [3, 1, 0, 17, 19, 26, 31]
+    assert steps[90][0] == 30 and steps[91][0] == 31 and steps[-91][0] == 15
+    assert steps[0][1] == "exact" and steps[91][1] == "shared (last bucket)"
+    assert page.drawings["buckets"].frame().y[0] == pytest.approx(-0.5)
 
 
-def test_regions_and_the_shared_bucket_mark_follow_the_core(page, render, sources):
-    plot = render(page.figures["buckets"].plot)
-    (quads,) = sources(plot, Quad)
+def test_regions_and_the_shared_bucket_mark_follow_the_core(page):
     regions = t5_bucket_regions(32, 128, True)
     assert regions.last_bucket_start == 91
+    bands = drawn(page, "buckets", "regions")
+    colors = {OKABE_ITO[c]: c for c in ("sky", "orange", "grey")}
+    names = {"sky": "exact", "orange": "logarithmic", "grey": "shared"}
     spans = {
-        (r, round(a, 1), round(b, 1))
-        for r, a, b in zip(*(quads.data[k] for k in ("color", "left", "right")), strict=True)
+        (names[colors[t]], round(a, 1), round(b, 1))
+        for t, a, b in zip(bands["tint"], bands["x0"], bands["x1"], strict=True)
     }
     assert ("exact", -7.5, 7.5) in spans
     assert ("logarithmic", 7.5, 90.5) in spans and ("logarithmic", -90.5, -7.5) in spans
     assert ("shared", 90.5, 200.5) in spans and ("shared", -200.5, -90.5) in spans
-    segments = sources(plot, Segment)
-    xs = sorted(x for src in segments for x in src.data["x0"])
-    assert xs == [-128, -90.5, 90.5, 128]
-    readout = page._steps_readout()
-    assert "every distance ≥ <b>91</b> is bucket <b>15</b> (31 after the query)" in readout
-    assert "already before max_distance = 128" in readout
-    assert "Bucket 16 (“distance 0 after the query”) is never used" in readout
+    lines = [drawn(page, "buckets", mark)["x0"] for mark in ("starts", "limits")]
+    assert sorted(x for xs in lines for x in xs) == [-128, -90.5, 90.5, 128]
+    text = readout(page, "buckets")
+    assert "every distance ≥ <b>91</b> is bucket <b>15</b> (31 after the query)" in text
+    assert "already before max_distance = 128" in text
+    assert "Bucket 16 (“distance 0 after the query”) is never used" in text
 
 
-def test_causal_mode_sends_the_future_to_bucket_zero(page, render, sources):
-    plot = render(page.figures["buckets"].plot)
+def test_causal_mode_sends_the_future_to_bucket_zero(page):
     page.mode = "causal"
-    (quads,) = sources(plot, Quad)
-    assert "future" in list(quads.data["color"])
-    src = _step_source(plot, sources)
-    at, bucket = np.asarray(src.data["at"]), np.asarray(src.data["bucket"])
-    assert np.all(bucket[at >= 0] == 0)
-    readout = page._steps_readout()
+    assert OKABE_ITO["purple"] in list(drawn(page, "buckets", "regions")["tint"])
+    steps = _steps(page)
+    assert all(bucket == 0 for at, (bucket, _) in steps.items() if at >= 0)
+    assert steps[5][1] == "future: bucket 0 (masked)"
+    text = readout(page, "buckets")
     regions = t5_bucket_regions(32, 128, False)
-    assert f"every distance ≥ <b>{regions.last_bucket_start}</b> is bucket <b>31</b>" in readout
-    assert "Every future offset (&gt; 0) is bucket 0" in readout
+    assert f"every distance ≥ <b>{regions.last_bucket_start}</b> is bucket <b>31</b>" in text
+    assert "Every future offset (&gt; 0) is bucket 0" in text
+
+
+def test_boundary_labels_leave_the_axis_with_their_lines(page):
+    assert list(drawn(page, "buckets", "start_label")["text"]) == [" ≥ 91: \n one bucket "]
+    assert list(drawn(page, "buckets", "limit_label")["text"]) == [" max_distance "]
+    page.offset_range = 50  # both lines past ±50
+    for mark in ("starts", "limits", "start_label", "limit_label"):
+        assert len(next(iter(drawn(page, "buckets", mark).values()))) == 0, mark
 
 
 # ------------------------------------------------------------ T1b bias matrix
-def test_bias_image_is_the_core_matrix_of_the_seeded_table(page, render, sources):
+def test_bias_image_is_the_core_matrix_of_the_seeded_table(page):
     page.set_state(head=5, bias_len=40)
-    plot = render(page.figures["bias"].plot)
-    src = _image_source(plot, sources)
     table = t5_random_bucket_biases(32, 12, seed=BIAS_SEED)
     expected = t5_bias_matrix(table[:, 4], 40, 40)
-    np.testing.assert_allclose(src.data["image"][0], expected, rtol=1e-6)
+    np.testing.assert_allclose(_image(page), expected, rtol=1e-6)
     offsets = np.arange(40)[None, :] - np.arange(40)[:, None]
-    np.testing.assert_array_equal(src.data["bucket"][0], t5_relative_bucket(offsets))
-    assert "illustrative: real values are learned" in page._bias_readout()
+    bucket = drawn(page, "bias", "image")["bucket"][0]
+    np.testing.assert_array_equal(bucket, t5_relative_bucket(offsets))
+    assert "illustrative: real values are learned" in readout(page, "bias")
     assert "illustrative" in page.figures["bias"].title
 
 
-@pytest.mark.parametrize("settings", SETTINGS)
-def test_a_head_chosen_after_drawing_is_the_core_matrix(page, render, sources, settings):
+def test_the_browser_gets_one_bias_table_per_head_not_an_image(page):
+    """T1b ships each head's bias per bucket; the browser looks them up at each cell."""
+    _root, _doc = rendered(page)
+    (plot,) = page.drawings["bias"].plots()
+    (renderer,) = [r for r in plot.state.renderers if isinstance(r.glyph, Image)]
+    candidates = renderer.data_source.tags[0].data
+    assert "image" not in candidates and "bucket" not in candidates
+    assert len(candidates["__table"]) == page.heads == 12
+    table = t5_random_bucket_biases(32, 12, seed=BIAS_SEED)
+    np.testing.assert_allclose(candidates["__table"][6][:32], table[:, 6], rtol=1e-6)
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: "-".join(map(str, s.values())))
+def test_a_head_chosen_after_drawing_is_the_core_matrix(page, settings):
     """The server draws a head set in Python (a link, the address) by the same lookup
     as the browser, table[bucket]: it is T5's bias matrix of that head."""
     page.set_state(bias_len=48, **settings)
-    plot = render(page.figures["bias"].plot)
+    _root, doc = rendered(page)
+    (plot,) = page.drawings["bias"].plots()
+    (renderer,) = [r for r in plot.state.renderers if isinstance(r.glyph, Image)]
     table = t5_random_bucket_biases(page.num_buckets, page.heads, seed=BIAS_SEED)
     for head in (7, 12, 1):
-        page.head = head
-        src = _image_source(plot, sources)
-        expected = t5_bias_matrix(table[:, head - 1], 48, 48, **_core_kwargs(page))
-        np.testing.assert_allclose(src.data["image"][0], expected, rtol=1e-6)
-        (glyph,) = [r.glyph for r in plot.state.renderers if isinstance(r.glyph, Image)]
+        with set_curdoc(doc), one_update():
+            page.head = head
+        image = renderer.data_source.data["image"][0]
+        np.testing.assert_allclose(image, _expected_bias(page, head, 48), rtol=1e-6)
         limit = np.abs(table[:, head - 1]).max()
-        mapper = glyph.color_mapper
+        mapper = renderer.glyph.color_mapper
         assert (mapper.low, mapper.high) == pytest.approx((-limit, limit)), head
 
 
-def test_choosing_a_head_resends_only_the_bias_image(page, render, document):
-    plots = {name: render(fig.plot, doc=document) for name, fig in page.figures.items()}
-    for plot in plots.values():
-        document.add_root(plot.state)
+def test_choosing_a_head_resends_only_the_bias_image(page):
+    _root, doc = rendered(page)
     events = []
-    document.on_change(events.append)
-    page.head = 7
+    record_events(doc, events)
+    with set_curdoc(doc):
+        page.head = 7
     changed = {e.model for e in events if isinstance(e, ColumnDataChangedEvent)}
-    (image,) = [r.data_source for r in plots["bias"].state.renderers if isinstance(r.glyph, Image)]
+    (plot,) = page.drawings["bias"].plots()
+    (image,) = [r.data_source for r in plot.state.renderers if isinstance(r.glyph, Image)]
     assert changed == {image}
 
 
-def test_causal_bias_matrix_greys_the_future(page, render, sources):
-    plot = render(page.figures["bias"].plot)
-    (poly,) = sources(plot, MultiPolygons)
-    assert len(poly.data["xs"]) == 0
+def test_causal_bias_matrix_masks_exactly_the_future(page):
+    assert not np.isnan(_image(page)).any()
     page.mode = "causal"
-    (poly,) = sources(plot, MultiPolygons)
-    assert len(poly.data["xs"]) == 1
-    assert "causal mask hides them" in page._bias_readout()
+    image = _image(page)
+    future = np.triu(np.ones((128, 128), dtype=bool), k=1)
+    assert np.array_equal(np.isnan(image), future)
+    np.testing.assert_allclose(image, _expected_bias(page, 1, 128), rtol=1e-6)
+    # The masked cells' bucket is past every bucket the page allows.
+    assert RelativePage.param.num_buckets.bounds[1] <= MASKED
+    assert set(np.unique(drawn(page, "bias", "image")["bucket"][0][future])) == {MASKED}
+    assert "causal mask hides them" in readout(page, "bias")
 
 
 # ---------------------------------------------------------------- T2 Shaw
 @pytest.mark.parametrize(("k", "n"), [(4, 24), (0, 10), (1, 2), (30, 24), (64, 128)])
-def test_shaw_image_is_the_core_index_matrix(page, render, sources, k, n):
-    plot = render(page.figures["shaw"].plot)
+def test_shaw_image_is_the_core_index_matrix(page, k, n):
     page.set_state(clip_k=k, shaw_len=n)
-    src = _image_source(plot, sources)
-    np.testing.assert_array_equal(src.data["image"][0], shaw_clipped_distance(n, n, k))
-    np.testing.assert_array_equal(src.data["index"][0], shaw_relative_index(n, n, k))
-    outlines = sources(plot, MultiLine)
+    image = drawn(page, "shaw", "image")
+    np.testing.assert_array_equal(image["image"][0], shaw_clipped_distance(n, n, k))
+    np.testing.assert_array_equal(image["index"][0], shaw_relative_index(n, n, k))
     expected = 2 if 1 <= k <= n - 1 else 0
-    assert [len(s.data["xs"]) for s in outlines] == [expected, expected]
+    assert [len(drawn(page, "shaw", m)["xs"]) for m in ("halo", "core")] == [expected] * 2
+    scale = page.drawings["shaw"].frame().scales["image"]
+    assert len(scale["palette"]) == 2 * max(k, 1) + 1
+    assert (scale["low"], scale["high"]) == (-max(k, 1) - 0.5, max(k, 1) + 0.5)
 
 
 def test_shaw_readout_counts_pairs_sharing_an_end_vector(page):
     page.set_state(clip_k=4, shaw_len=24)
     clipped = shaw_clipped_distance(24, 24, 4)
-    text = page._shaw_readout()
+    text = readout(page, "shaw")
     assert "9 learned vectors w[0] … w[8]" in text
     assert f"<b>{int(np.sum(np.abs(clipped) == 4)):,}</b> are k or more apart" in text
     page.clip_k = 0
-    assert "no position information" in page._shaw_readout()
+    assert "no position information" in readout(page, "shaw")
     page.clip_k = 40
-    assert "nothing is clipped" in page._shaw_readout()
+    assert "nothing is clipped" in readout(page, "shaw")
 
 
 # ---------------------------------------------------------------- T3 NoPE
-def test_nope_curve_is_one_over_i_plus_one(page, render, sources):
-    plot = render(page.figures["nope"].plot)
+def test_nope_curve_is_one_over_i_plus_one(page):
     page.nope_len = 40
-    (points,) = sources(plot, Scatter)
-    np.testing.assert_array_equal(points.data["weight"], nope_row_weight(40))
-    np.testing.assert_array_equal(points.data["keys"], np.arange(1, 41))
-    readout = page._nope_readout()
-    assert "query 39 gives each of its 40 keys <b>0.025</b>" in readout
+    points = drawn(page, "nope", "points")
+    np.testing.assert_array_equal(points["weight"], nope_row_weight(40))
+    np.testing.assert_array_equal(points["keys"], np.arange(1, 41))
+    assert list(drawn(page, "nope", "flat")["weight"]) == [0.025, 0.025]
+    assert "query 39 gives each of its 40 keys <b>0.025</b>" in readout(page, "nope")
+    assert page.drawings["nope"].frame().labels == {
+        "flat": "no mask: 1/T everywhere",
+        "curve": "causal mask: 1/(i + 1)",
+    }
 
 
-def test_nope_sits_beside_the_order_pages_causal_similarity(page, render, sources):
+def test_nope_sits_beside_the_order_pages_causal_similarity(page):
     (column,) = page.figures["nope"].extras
-    pane = column.objects[1]
-    bars = pane.object
+    bars = column.objects[1].object
     values = dict(zip(*(bars.get(0).dimension_values(i) for i in (0, 1)), strict=True))
     causal = order_similarity(*ORDER_PAIR, "none", causal=True)
     assert values["causal mask only"] == causal < 1
@@ -223,8 +273,7 @@ def test_nope_sits_beside_the_order_pages_causal_similarity(page, render, source
 @pytest.mark.parametrize("label", sorted(T5_PRESETS))
 def test_preset_fills_the_controls_from_the_shipped_config(page, label):
     page.set_state(num_buckets=8, max_distance=20, heads=4, head=3, mode="causal")
-    (buttons,) = [o for o in page._extra_controls() if hasattr(o, "objects")]
-    button = next(b for b in buttons.objects if b.label.startswith(label))
+    button = next(b for b in page.sidebar().select(pn.widgets.Button) if b.label.startswith(label))
     button.clicks += 1
     config = model_config("t5-base")
     assert page.num_buckets == config["relative_attention_num_buckets"] == 32
@@ -236,14 +285,14 @@ def test_preset_fills_the_controls_from_the_shipped_config(page, label):
 
 
 def test_quick_check_answer_is_the_core_bucket(page):
-    answer = page._quick_answer()
+    answer = page.quick_check.answer()
     bucket = int(t5_relative_bucket(200, bidirectional=True, num_buckets=32, max_distance=128))
     assert bucket == 31
     assert answer.startswith(f"Bucket <b>{bucket}</b>.")
     assert "past 91" in answer
     page.set_state(mode="causal")
-    assert "offset +200 is bucket 0." in page._quick_answer()
-    assert page._quick_answer().startswith("Bucket <b>31</b>.")
+    assert "offset +200 is bucket 0." in page.quick_check.answer()
+    assert page.quick_check.answer().startswith("Bucket <b>31</b>.")
 
 
 # ------------------------------------------------------------ rules and links
@@ -276,7 +325,7 @@ def test_url_state_round_trip(page):
     query = page_query("relative", page, page.control_names())
     other = RelativePage()
     assert other.apply_query(query) == []
-    assert other._values() == page._values()
+    assert values(other) == values(page)
 
 
 @pytest.mark.parametrize(
@@ -304,8 +353,7 @@ def test_url_values_are_clamped_or_ignored_with_a_note(page, query, expected, no
     for key, value in expected.items():
         assert getattr(page, key) == value
     assert any(note in n for n in notes), notes
-    for method in (page._steps, page._bias_image, page._shaw_image, page._nope_plot):
-        method()
+    rendered(page)
 
 
 def test_largest_settings_are_drawn(page):
@@ -321,49 +369,35 @@ def test_largest_settings_are_drawn(page):
         shaw_len=128,
         nope_len=512,
     )
-    for method in (
-        page._steps,
-        page._region_spans,
-        page._step_marks,
-        page._steps_readout,
-        page._bias_image,
-        page._bias_readout,
-        page._shaw_image,
-        page._shaw_readout,
-        page._nope_plot,
-        page._quick_answer,
-    ):
-        assert method() is not None
+    rendered(page)
+    for name, drawing in page.drawings.items():
+        assert drawing.chart.readout(page), name
+        for mark in drawing.chart.marks:
+            assert drawing.drawn(mark), (name, mark)
+    assert page.quick_check.answer()
+    # Every head's table is shipped (32 × 129 numbers), never an image per head.
+    bias = page.drawings["bias"]
+    candidates = bias.frame().marks["image"].candidates(bias.chart.marks["image"])
+    assert candidates is not None and "image" not in candidates
+    assert len(candidates["__table"]) == 32
 
 
-def test_two_sessions_render_side_by_side(render):
+def test_two_sessions_render_side_by_side():
     """No Bokeh model is shared between sessions (each belongs to one document)."""
     for _ in range(2):
-        page, document = RelativePage(), Document()
-        for fig in page.figures.values():
-            document.add_root(render(fig.plot, doc=document).state)
-        page.set_state(head=2, clip_k=5, mode="causal")
+        page = RelativePage()
+        _root, doc = rendered(page)
+        with set_curdoc(doc), one_update():
+            page.set_state(head=2, clip_k=5, mode="causal")
 
 
-def test_square_figures_shrink_with_the_sequence_and_keep_their_own_axes():
-    """T1b and T2 follow a shorter n, each with its own axes (they used to keep
-    the first frame's 128 × 128 and 24 × 24: ``shared_axes=False`` stopped
-    HoloViews from recomputing an overlay's ranges on an update)."""
-    import panel as pn
-    from panel.io.state import set_curdoc
-
-    page, document = RelativePage(), Document()
-    content = page.content()
-    with set_curdoc(document):
-        document.add_root(content.get_root(document))
-    panes = {pane.object: pane for pane in content.select(pn.pane.HoloViews)}
-    bias, shaw = (
-        panes[page.figures[name].plot]._plots[document.roots[0].ref["id"]][0].state
-        for name in ("bias", "shaw")
-    )
+def test_square_figures_shrink_with_the_sequence_and_keep_their_own_axes(page):
+    """T1b and T2 follow a shorter n, each with its own axes."""
+    _root, doc = rendered(page)
+    bias, shaw = (page.drawings[name].plots()[0].state for name in ("bias", "shaw"))
     assert bias.x_range is not shaw.x_range and bias.y_range is not shaw.y_range
     for bias_len, shaw_len in [(8, 6), (40, 30), (4, 2)]:
-        with set_curdoc(document):
+        with set_curdoc(doc), one_update():
             page.set_state(bias_len=bias_len, shaw_len=shaw_len)
         for fig, n in ((bias, bias_len), (shaw, shaw_len)):
             assert (fig.x_range.start, fig.x_range.end) == (-0.5, n - 0.5)

@@ -1,6 +1,6 @@
 """Controls answer without Panel's 50 ms wait, and each change is one hold (issue 8).
 
-:func:`app.page.respond_at_once` relies on two private hooks of Panel's
+:func:`app.respond.respond_at_once` relies on two private hooks of Panel's
 ``Syncable`` (``_debounce`` and ``_process_events``); these tests fail if an
 upgrade of Panel changes them, instead of the pages silently getting slower.
 """
@@ -18,7 +18,7 @@ from bokeh.plotting import figure
 from panel.io.state import set_curdoc
 
 from app.main import PAGES
-from app.page import CATCH_UP_MS, one_update, walk_the_graph_once
+from app.respond import CATCH_UP_MS, one_update, walk_the_graph_once
 
 
 def _widget(view: pn.viewable.Viewable, name: str) -> pn.widgets.Widget:

@@ -1,16 +1,22 @@
-"""RoPE page: set parameters, assert on plot data against the core's numbers."""
+"""RoPE page: set parameters, assert on what each figure draws against the core's numbers."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
+from collections.abc import Callable
+from typing import Any
 
 import holoviews as hv
 import numpy as np
+import panel as pn
 import pytest
 from bokeh.document import Document
+from bokeh.document.events import ColumnDataChangedEvent, ColumnsPatchedEvent, ModelChangedEvent
 from bokeh.models import ColumnDataSource
+from panel.io.state import set_curdoc
 
-from app.rope import BASES, FIXED_STARTS, LOG_ROWS, RopePage
+from app.pages.rope import BASES, FIXED_STARTS, RopePage
 from app.urlstate import page_query
 from positional_core.extension import never_complete_turn
 from positional_core.rope import (
@@ -27,26 +33,103 @@ from positional_core.rope import (
     wavelengths,
 )
 
+from .drawn import record_events, rendered
+
+#: Rows the score log keeps.
+LOG_ROWS = 50
+
 
 @pytest.fixture
 def page():
     return RopePage()
 
 
-def _score(page: RopePage) -> float:
+def drawn(page, chart: str, mark: str) -> dict:
+    return page.drawings[chart].drawn(mark)
+
+
+def readout(page, chart: str) -> str:
+    return page.drawings[chart].chart.readout(page)
+
+
+def _score(page) -> float:
     q = pair_from_polar(page.q_angle, page.q_len)
     k = pair_from_polar(page.k_angle, page.k_len)
     return rope_score(q, k, page.m, page.n, inv_freq=[page.theta])
 
 
-def _drag(page: RopePage, q, k) -> None:
+def _shown(value: float) -> str:
+    return f"{value:.3f}".replace("-0.000", "0.000").replace("-", "−")
+
+
+# ------------------------------------------------------------- R1 widgets
+def _button(page, label: str) -> pn.widgets.Button:
+    (button,) = [
+        b for b in page.figures["pair"].extras[0].select(pn.widgets.Button) if b.name == label
+    ]
+    return button
+
+
+def _press(page, label: str) -> None:
+    _button(page, label).clicks += 1
+
+
+def _log_html(page) -> str:
+    return page.figures["pair"].extras[2].object
+
+
+def _identity(page) -> str:
+    return page.figures["pair"].extras[-1].object
+
+
+def _score_html(page) -> str:
+    return readout(page, "pair")
+
+
+# ------------------------------------------------------------ R1 dragging
+def _plot(page, chart: str = "pair"):
+    (plot,) = page.drawings[chart].plots()
+    return plot
+
+
+def _source(page, chart: str, mark: str) -> ColumnDataSource:
+    subs = sorted(_plot(page, chart).subplots.values(), key=lambda s: s.zorder)
+    return subs[list(page.drawings[chart].chart.marks).index(mark)].handles["source"]
+
+
+def _tip_streams(page):
+    """The point-draw and pan-end streams of R1's drawn tips (as the browser drives them)."""
+    subs = sorted(_plot(page).subplots.values(), key=lambda s: s.zorder)
+    tips = subs[list(page.drawings["pair"].chart.marks).index("tips")]
+    streams = {type(s).__name__: s for s in hv.streams.Stream.registry[tips.hmap.last]}
+    return streams["PointDraw"], streams["PanEnd"]
+
+
+def _drag(page, doc, q, k) -> None:
     """What the browser's point-draw tool sends: both tips' coordinates."""
-    drag, _release = page._streams
-    drag.event(data={"c1": [q[0], k[0]], "c2": [q[1], k[1]], "vector": ["q", "k"]})
+    drag, _release = _tip_streams(page)
+    with set_curdoc(doc):
+        drag.event(data={"c1": [q[0], k[0]], "c2": [q[1], k[1]], "vector": ["q", "k"]})
 
 
-def _curves(overlay: hv.Overlay) -> list[np.ndarray]:
-    return [np.asarray(c.dimension_values(1)) for c in overlay.traverse(lambda e: e, [hv.Curve])]
+def in_loop(test: Callable[..., None]) -> Callable[..., None]:
+    """Run the test in an event loop: a change of R1's tips from the server has
+    HoloViews' point-draw callback schedule a task, as in a session."""
+
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> None:
+        async def body() -> None:
+            test(*args, **kwargs)
+            await asyncio.sleep(0)
+
+        asyncio.run(body())
+
+    return run
+
+
+def _release(page, doc) -> None:
+    with set_curdoc(doc):
+        _tip_streams(page)[1].event()
 
 
 # ------------------------------------------------------------------- R1
@@ -54,8 +137,8 @@ class TestOnePair:
     def test_defaults_are_the_reference_example(self, page):
         # REFERENCE_NUMBERS: θ = 0.5, q = (1, 0), k = (0, 1): score(m=2, n=1) = 0.479.
         assert (page.m, page.n, page.theta) == (2, 1, 0.5)
-        assert "= 0.479</b>" in page._score_html()
-        assert r"\mathbf{0.479}" in page._identity()
+        assert "= 0.479</b>" in _score_html(page)
+        assert r"\mathbf{0.479}" in _identity(page)
 
     @pytest.mark.parametrize(
         "values",
@@ -66,7 +149,7 @@ class TestOnePair:
         ],
     )
     def test_readouts_equal_the_core_score(self, page, values):
-        page.param.update(values)
+        page.set_state(**values)
         expected = _score(page)
         terms = rope_score_terms(
             pair_from_polar(page.q_angle, page.q_len),
@@ -76,47 +159,49 @@ class TestOnePair:
             page.theta,
         )
         assert terms.score == pytest.approx(expected, abs=1e-12)
-        shown = f"{expected:.3f}".replace("-", "−")
-        if shown == "−0.000":
-            shown = "0.000"
-        assert f"= {shown}</b>" in page._score_html()
-        identity = page._identity()
+        assert f"= {_shown(expected)}</b>" in _score_html(page)
+        identity = _identity(page)
         for part in (terms.dot, terms.cross, terms.cos, terms.sin, terms.score):
             assert f"{part:.3f}".replace("-0.000", "0.000") in identity
 
     def test_plot_columns_are_the_core_rotations(self, page):
-        page.param.update(m=5, n=9, theta=0.7, q_angle=30.0, k_angle=-45.0, k_len=0.8)
-        cols = page._arrow_columns()
+        page.set_state(m=5, n=9, theta=0.7, q_angle=30.0, k_angle=-45.0, k_len=0.8)
         q, k = pair_from_polar(30, 1.0), pair_from_polar(-45, 0.8)
         rq = apply_rope(q, 5, inv_freq=[0.7])
         rk = apply_rope(k, 9, inv_freq=[0.7])
-        assert cols["rotated_q"]["c1_end"] == pytest.approx([rq[0]])
-        assert cols["rotated_k"]["c2_end"] == pytest.approx([rk[1]])
-        assert cols["content_q"]["c1_end"] == pytest.approx([q[0]])
-        assert cols["head_q"]["turned"] == pytest.approx(rotation_angles([5], [0.7])[0])
-        assert cols["names"]["text"] == ["q", "k", "R₅q", "R₉k"]
+        rotated, contents = drawn(page, "pair", "rotated"), drawn(page, "pair", "contents")
+        assert rotated["c1_end"] == pytest.approx([rq[0], rk[0]])
+        assert rotated["c2_end"] == pytest.approx([rq[1], rk[1]])
+        assert contents["c1_end"] == pytest.approx([q[0], k[0]])
+        heads = drawn(page, "pair", "heads")
+        assert heads["turned"] == pytest.approx(rotation_angles([5, 9], [0.7])[:, 0])
+        assert list(heads["position"]) == [5, 9]
+        assert list(drawn(page, "pair", "names")["text"]) == ["q", "k", "R₅q", "R₉k"]
+        tips = drawn(page, "pair", "tips")
+        assert list(tips["direction"]) == [30.0, -45.0] and list(tips["length"]) == [1.0, 0.8]
         # rotation keeps the length
         assert np.hypot(*rk) == pytest.approx(0.8)
 
     def test_shift_keeps_the_score_and_logs_before_and_after(self, page):
         before = _score(page)
-        page.shift_both()
+        _press(page, "Shift both by +1")
         assert (page.m, page.n) == (3, 2)
         assert _score(page) == pytest.approx(before, abs=1e-12)
         assert [row[0] for row in page.log] == ["shift both +1", "before"]
         assert page.log[0][4] == pytest.approx(page.log[1][4], abs=1e-12)
         for _ in range(9):
-            page.shift_both()
+            _press(page, "Shift both by +1")
         # REFERENCE_NUMBERS: score(12, 11) = 0.479
         assert (page.m, page.n) == (12, 11)
         assert f"{page.log[0][4]:.3f}" == "0.479"
         assert len(page.log) == 11  # one "before", ten shifts
+        assert "<td>shift both +1</td><td>12</td><td>11</td><td>−1</td>" in _log_html(page)
 
     def test_swap_flips_the_sign_of_the_sine_term(self, page):
-        page.param.update(q_angle=20.0, k_angle=80.0, m=9, n=4)
+        page.set_state(q_angle=20.0, k_angle=80.0, m=9, n=4)
         q, k = pair_from_polar(20, 1), pair_from_polar(80, 1)
         before = rope_score_terms(q, k, page.m, page.n, page.theta)
-        page.swap()
+        _press(page, "Swap m and n")
         assert (page.m, page.n) == (4, 9)
         after = rope_score_terms(q, k, page.m, page.n, page.theta)
         assert after.sin == pytest.approx(-before.sin)
@@ -126,48 +211,68 @@ class TestOnePair:
         assert page.log[0][0] == "swap m and n"
         assert page.log[0][4] == pytest.approx(after.score)
         # the state was already logged: a second swap adds one row only
-        page.swap()
+        _press(page, "Swap m and n")
         assert len(page.log) == 3
 
     def test_log_is_capped_and_clearable(self, page):
         for _ in range(LOG_ROWS + 10):
-            page.swap()
+            _press(page, "Swap m and n")
         assert len(page.log) == LOG_ROWS
-        assert "<table" in page._log_html()
-        page.clear_log()
-        assert page.log == [] and "log is empty" in page._log_html()
+        assert "<table" in _log_html(page)
+        _press(page, "Clear log")
+        assert page.log == [] and "log is empty" in _log_html(page)
 
     def test_shift_at_the_last_position_explains_and_changes_nothing(self, page):
         top = page.param.m.bounds[1]
-        page.param.update(m=top, n=top - 3)
-        page.shift_both()
+        page.set_state(m=top, n=top - 3)
+        _press(page, "Shift both by +1")
         assert (page.m, page.n) == (top, top - 3)
         assert page.r1_notes and f"{top:,}" in page.r1_notes[0]
+        notice = page.figures["pair"].extras[1]
+        assert notice.visible and f"{top:,}" in notice.object
         assert page.log == []
-        page.swap()
+        _press(page, "Swap m and n")
         assert page.r1_notes == []
 
     def test_log_text_is_numbers_only(self, page):
-        page.swap()
-        html = page._log_html()
+        _press(page, "Swap m and n")
+        html = _log_html(page)
         assert "<script" not in html and "onerror" not in html
 
 
 class TestDragging:
+    """The tips dragged as the browser drags them: through R1's point-draw stream."""
+
+    def test_the_tips_are_dragged_by_the_active_point_draw_tool(self, page):
+        rendered(page)
+        toolbar = _plot(page).state.toolbar
+        (tool,) = [t for t in toolbar.tools if type(t).__name__ == "PointDrawTool"]
+        assert tool.description == "Drag the tips of q and k"
+        assert toolbar.active_drag is tool
+        assert not {"PanTool", "WheelZoomTool", "BoxZoomTool"} & {
+            type(t).__name__ for t in toolbar.tools
+        }
+
+    @in_loop
     def test_drag_sets_angle_and_length_in_one_update(self, page):
+        _root, doc = rendered(page)
         updates = []
         page.param.watch(lambda *events: updates.append(len(events)), ["q_angle", "q_len"])
-        _drag(page, pair_from_polar(30.4, 0.777), pair_from_polar(90, 1))
+        _drag(page, doc, pair_from_polar(30.4, 0.777), pair_from_polar(90, 1))
         assert (page.q_angle, page.q_len) == (30.0, 0.78)
         assert (page.k_angle, page.k_len) == (90.0, 1.0)
         assert updates == [2]  # both together, one batch
 
+    @in_loop
     def test_drag_past_the_limit_is_clamped(self, page):
-        _drag(page, (0.0, -3.0), (-2.0, 0.0))
-        assert (page.q_angle, page.q_len) == (-90.0, 1.5)
-        assert (page.k_angle, page.k_len) == (180.0, 1.5)
-        _drag(page, (0.001, 0.0), (0.0, 0.02))
-        assert page.q_len == page.k_len == 0.1
+        dragged = page.drawings["pair"].chart.dragged
+        values = dragged(page, "tips", {"c1": [0.0, -2.0], "c2": [-3.0, 0.0]})
+        assert values == {"q_angle": -90.0, "q_len": 1.5, "k_angle": 180.0, "k_len": 1.5}
+        values = dragged(page, "tips", {"c1": [0.001, 0.0], "c2": [0.0, 0.02]})
+        assert values["q_len"] == values["k_len"] == 0.1
+        _root, doc = rendered(page)
+        _drag(page, doc, (0.0, -3.0), (-2.0, 0.0))
+        assert (page.q_angle, page.q_len, page.k_angle, page.k_len) == (-90.0, 1.5, 180.0, 1.5)
 
     @pytest.mark.parametrize(
         "data",
@@ -175,68 +280,109 @@ class TestDragging:
             {"c1": [1.0], "c2": [0.0]},  # a tip deleted with Backspace
             {"c1": [np.nan, 0.0], "c2": [0.0, 1.0]},
             {"c1": ["x", 0.0], "c2": [0.0, 1.0]},
+            {"c1": [None, 0.0], "c2": [0.0, 1.0]},
             {"c2": [0.0, 1.0]},
         ],
     )
-    def test_bad_tip_data_keeps_the_contents(self, page, data):
+    @in_loop
+    def test_bad_tip_data_keeps_the_contents_and_puts_the_tips_back(self, page, data):
+        assert page.drawings["pair"].chart.dragged(page, "tips", data) == {}
+        _root, doc = rendered(page)
         before = (page.q_angle, page.q_len, page.k_angle, page.k_len)
-        page._streams[0].event(data=data)
+        tips = _source(page, "pair", "tips")
+        sent: list = []
+        record_events(doc, sent)
+
+        with set_curdoc(doc):
+            _tip_streams(page)[0].event(data=data)
         assert (page.q_angle, page.q_len, page.k_angle, page.k_len) == before
+        # The tips are put back where the page has them (the browser moved its copy).
+        assert [e.model for e in sent if getattr(e, "attr", None) == "data"] == [tips]
+        assert list(tips.data["c1"]) == pytest.approx([1.0, 0.0])
 
+    @in_loop
     def test_drag_updates_the_readout(self, page):
-        _drag(page, pair_from_polar(-90, 1.2), pair_from_polar(90, 1))
+        _root, doc = rendered(page)
+        _drag(page, doc, pair_from_polar(-90, 1.2), pair_from_polar(90, 1))
         assert page.q_angle == -90.0
-        assert f"{_score(page):.3f}".replace("-", "−") in page._score_html()
+        assert _shown(_score(page)) in _score_html(page)
+        assert _shown(_score(page)) in page.figures["pair"].readout.object
 
+    @in_loop
     def test_sessions_do_not_share_contents(self):
         one, two = RopePage(), RopePage()
-        _drag(one, (0.0, 1.0), (1.0, 0.0))
+        _root, doc = rendered(one)
+        rendered(two)
+        _drag(one, doc, (0.0, 1.0), (1.0, 0.0))
         assert one.q_angle == 90.0
         assert two.q_angle == 0.0
 
+    @in_loop
+    def test_the_tips_follow_a_slider_not_the_drag_until_it_ends(self, page):
+        _root, doc = rendered(page)
+        tips = _source(page, "pair", "tips")
+        with set_curdoc(doc):
+            page.q_angle = 45.0  # a slider moves the tips...
+        assert tips.data["c1"][0] == pytest.approx(pair_from_polar(45, 1)[0])
+        # ...a drag does not (the tip under the mouse is the browser's)...
+        _drag(page, doc, pair_from_polar(60.3, 1), pair_from_polar(90, 1))
+        assert page.q_angle == 60.0
+        assert tips.data["c1"][0] == pytest.approx(pair_from_polar(45, 1)[0])
+        contents = _source(page, "pair", "contents")
+        assert contents.data["c1_end"][0] == pytest.approx(pair_from_polar(60, 1)[0])
+        # ...until it ends: the tips snap to the parameters.
+        _release(page, doc)
+        assert tips.data["c1"][0] == pytest.approx(pair_from_polar(60, 1)[0])
+
+    @in_loop
+    def test_a_drag_only_replaces_source_data(self, page):
+        # The cheap path: a drag step sends the changed columns of R1's sources and
+        # the readouts' text, never a rebuilt plot (no new model, no other property).
+        _root, doc = rendered(page)
+        events = []
+        record_events(doc, events)
+        for angle in range(1, 11):
+            _drag(page, doc, pair_from_polar(angle, 1), pair_from_polar(90, 1))
+        assert page.q_angle == 10.0
+        kinds = set()
+        for event in events:
+            attr = getattr(event, "attr", "data")
+            kinds.add(attr)
+            # Source data, the readouts' text and the angle sliders following the tips.
+            assert attr in {"data", "text", "value", "value_throttled"}, (event, attr)
+            if attr == "data":
+                assert isinstance(event.model, ColumnDataSource), event
+        assert "data" in kinds
+
 
 class TestDrawnData:
-    """R1 rendered into a document: its sources are replaced in place."""
+    """R1 rendered into a document: its sources follow the page's state."""
 
-    @staticmethod
-    def _render(page):
-        async def go():
-            doc = Document()
-            root = page.figure_view("pair").get_root(doc)
-            await asyncio.sleep(0)
-            return doc, root
-
-        return asyncio.run(go())
-
+    @in_loop
     def test_a_plot_built_after_changes_draws_the_state_now(self, page):
-        # A link sets the page's state after the page (and R1's elements) are
-        # made, before R1 is shown; and a page shown again is built anew.
+        # A link sets the page's state after the page is made, before R1 is shown;
+        # and a page shown again is built anew.
         page.apply_query({"m": "5", "n": "9", "q_angle": "30", "k_angle": "-45"})
+        for labels in (["R₅q", "R₉k"], ["R₁₁q", "R₉k"]):
+            doc = Document()
+            doc.add_root(page.figure_view("pair").get_root(doc))
+            plot = page.drawings["pair"].plots()[-1]
+            subs = sorted(plot.subplots.values(), key=lambda s: s.zorder)
+            marks = page.drawings["pair"].chart.marks
+            source = dict(zip(marks, (s.handles["source"] for s in subs), strict=True))
+            q, k = pair_from_polar(page.q_angle, 1.0), pair_from_polar(page.k_angle, 1.0)
+            rq = apply_rope(q, page.m, inv_freq=[page.theta])
+            rk = apply_rope(k, page.n, inv_freq=[page.theta])
+            assert source["heads"].data["c1"] == pytest.approx([rq[0], rk[0]])
+            assert list(source["heads"].data["position"]) == [page.m, page.n]
+            assert source["rotated"].data["c2_end"][1] == pytest.approx(rk[1])
+            assert source["tips"].data["c1"] == pytest.approx([q[0], k[0]])
+            assert list(source["names"].data["text"][2:]) == labels
+            page.param.update(m=11, q_angle=120.0)  # then shown again
 
-        async def go():
-            for shown, labels in enumerate((["R₅q", "R₉k"], ["R₁₁q", "R₉k"])):
-                page.figure_view("pair").get_root(Document())
-                q, k = pair_from_polar(page.q_angle, 1.0), pair_from_polar(page.k_angle, 1.0)
-                rq = apply_rope(q, page.m, inv_freq=[page.theta])
-                rk = apply_rope(k, page.n, inv_freq=[page.theta])
-                (head,) = page._r1.sources("head_q")[shown:]
-                (rotated,) = page._r1.sources("rotated_k")[shown:]
-                (tips,) = page._r1.sources("tips")[shown:]
-                (names,) = page._r1.sources("names")[shown:]
-                assert head.data["c1"] == pytest.approx([rq[0]])
-                assert head.data["position"] == [page.m]
-                assert rotated.data["c2_end"] == pytest.approx([rk[1]])
-                assert tips.data["c1"] == pytest.approx([q[0], k[0]])
-                assert names.data["text"][2:] == labels
-                page.param.update(m=11, q_angle=120.0)  # then shown again
-                await asyncio.sleep(0)
-
-        asyncio.run(go())
-
+    @in_loop
     def test_a_link_opens_r1_at_its_state(self):
         # The whole app, as a server session builds it from a shared link.
-        from panel.io.state import set_curdoc
-
         from app.main import build_app
 
         doc = Document()
@@ -244,178 +390,133 @@ class TestDrawnData:
             app = build_app({"page": "rope", "m": "5", "n": "9", "q_angle": "30", "k_angle": "-45"})
             app.server_doc(doc)
         page = app.shell.current
-        (head,) = page._r1.sources("head_k")
-        (tips,) = page._r1.sources("tips")
+        heads, tips = _source(page, "pair", "heads"), _source(page, "pair", "tips")
         rk = apply_rope(pair_from_polar(-45, 1.0), 9, inv_freq=[page.theta])
-        assert head.data["c1"] == pytest.approx([rk[0]]) and head.data["position"] == [9]
-        assert tips.data["direction"] == [30.0, -45.0]
-        assert head.document is doc
+        assert heads.data["c1"][1] == pytest.approx(rk[0])
+        assert list(heads.data["position"]) == [5, 9]
+        assert list(tips.data["direction"]) == [30.0, -45.0]
+        assert heads.document is doc
 
-    def test_sources_follow_the_parameters_and_the_figure_is_static(self, page):
-        assert not isinstance(page.figures["pair"].plot, hv.DynamicMap)
+    @in_loop
+    def test_a_change_sends_only_the_marks_it_changes(self, page):
+        # m turns the query only: the contents and the tips keep their data and are
+        # not sent again; a content control moves its tip, the contents and the rest.
+        _root, doc = rendered(page)
+        marks = list(page.drawings["pair"].chart.marks)
+        sources = {id(_source(page, "pair", mark)): mark for mark in marks}
+        sent: list = []
+        record_events(doc, sent)
 
-        async def go():
-            page.figure_view("pair").get_root(Document())
-            (head,) = page._r1.sources("head_q")
-            (tips,) = page._r1.sources("tips")
-            page.param.update(m=6, theta=0.25)
-            rq = apply_rope(pair_from_polar(0, 1), 6, inv_freq=[0.25])
-            assert head.data["c1"] == pytest.approx([rq[0]])
-            assert head.data["c2"] == pytest.approx([rq[1]])
-            # a slider moves the tips...
-            page.q_angle = 45.0
-            assert tips.data["c1"][0] == pytest.approx(pair_from_polar(45, 1)[0])
-            # ...a drag does not (the tip under the mouse is the browser's)...
-            _drag(page, pair_from_polar(60, 1), pair_from_polar(90, 1))
-            assert page.q_angle == 60.0
-            assert tips.data["c1"][0] == pytest.approx(pair_from_polar(45, 1)[0])
-            (rotated,) = page._r1.sources("content_q")
-            assert rotated.data["c1_end"] == pytest.approx([pair_from_polar(60, 1)[0]])
-            # ...until it ends: the tips snap to the parameters.
-            page._on_drag_end()
-            assert tips.data["c1"][0] == pytest.approx(pair_from_polar(60, 1)[0])
-            await asyncio.sleep(0)
-
-        asyncio.run(go())
-
-    def test_a_change_sends_only_the_sources_it_changes(self, page):
-        # m turns the query only: the key, both contents and the tips keep
-        # their data and are not sent again; the tips are sent whenever a
-        # control moves them (the browser may have moved its copy).
-        async def go():
-            document = Document()
-            document.add_root(page.figure_view("pair").get_root(document))
-            sent = []
-            document.on_change(lambda event: sent.append(getattr(event, "model", None)))
-            roles = {
-                id(source): role for role in page._r1._sources for source in page._r1.sources(role)
+        def changed(**values) -> set[str]:
+            del sent[:]
+            with set_curdoc(doc):
+                page.param.update(values)
+            return {
+                sources[id(e.model)]
+                for e in sent
+                if isinstance(e, ColumnDataChangedEvent | ColumnsPatchedEvent | ModelChangedEvent)
+                and id(e.model) in sources
             }
-            page.m = page.m + 1
-            by_m = {roles[id(model)] for model in sent if id(model) in roles}
-            sent.clear()
-            page.k_angle = page.k_angle + 10.0
-            by_k = {roles[id(model)] for model in sent if id(model) in roles}
-            await asyncio.sleep(0)
-            return by_m, by_k
 
-        by_m, by_k = asyncio.run(go())
-        assert by_m == {"rotated_q", "head_q", "arc", "names", "tips"}
-        assert {"content_k", "rotated_k", "head_k", "arc", "names", "tips"} <= by_k
-        assert not by_k & {"content_q", "rotated_q", "head_q"}
-
-    def test_a_drag_only_replaces_source_data(self, page):
-        # The cheap path: a drag step patches the data of R1's sources in place,
-        # and never rebuilds a plot (no new model, no other property). Its time
-        # is measured in a browser by benchmarks/latency.py, not here.
-        async def go():
-            document = Document()
-            document.add_root(page.figure_view("pair").get_root(document))
-            events = []
-            document.on_change(events.append)
-            for angle in range(1, 11):
-                _drag(page, pair_from_polar(angle, 1), pair_from_polar(90, 1))
-            await asyncio.sleep(0)
-            return events
-
-        events = asyncio.run(go())
-        assert events
-        kinds = set()
-        for event in events:
-            attr = getattr(event, "attr", "data")
-            kinds.add(attr)
-            # Source data, the readouts' text and the angle sliders following
-            # the tips; never a rebuilt plot.
-            assert attr in {"data", "text", "value"}, (event, attr)
-            if attr == "data":
-                assert isinstance(event.model, ColumnDataSource), event
-        assert "data" in kinds
+        assert changed(m=page.m + 1) == {"rotated", "heads", "arc", "names"}
+        assert changed(k_angle=page.k_angle + 10.0) == {
+            "contents",
+            "rotated",
+            "heads",
+            "arc",
+            "names",
+            "tips",
+        }
+        assert changed(theta=0.9) == {"rotated", "heads", "arc", "names"}
 
 
 # ---------------------------------------------------------------- R2 / R4
+def _curves(page, chart: str) -> list[np.ndarray]:
+    y = "score" if chart == "distance" else "score_mix"
+    return [np.asarray(drawn(page, chart, m)[y]) for m in ("m0", "m100", "m1000", "yours")]
+
+
 class TestScoreCurves:
     def test_curves_for_every_start_are_equal(self, page):
-        page.param.update(d=32, start=12_345, max_distance=300, seed=4)
-        curves = _curves(page._distance_plot())
-        assert len(curves) == 4
+        page.set_state(d=32, start=12_345, max_distance=300, seed=4)
+        curves = _curves(page, "distance")
         q, k = random_query_key(32, 4)
         expected = rope_scores_by_offset(q, k, np.arange(301), 0)
         for curve in curves:
             np.testing.assert_allclose(curve, expected, atol=1e-9)
-        assert "e-1" in page._distance_readout()  # a rounding-level gap
+        assert "e-1" in readout(page, "distance")  # a rounding-level gap
+        assert page.drawings["distance"].frame().x == (0, 300)
 
     @pytest.mark.parametrize("layout", ["interleaved", "half-split"])
     def test_mismatch_curves_come_apart(self, page, layout):
-        page.param.update(layout=layout, d=64)
-        *mixed, correct = _curves(page._mismatch_plot())
-        assert len(mixed) == 4
+        page.set_state(layout=layout, d=64)
+        mixed = _curves(page, "mismatch")
+        correct = np.asarray(drawn(page, "mismatch", "correct")["score_mix"])
         assert np.max(np.abs(mixed[1] - mixed[0])) > 0.1
         assert np.max(np.abs(mixed[3] - mixed[2])) > 0.1
         # at m = 0 the query is not turned: the bug is invisible there
         np.testing.assert_allclose(mixed[0], correct, atol=1e-9)
-        np.testing.assert_allclose(correct, _curves(page._distance_plot())[0])
-        assert f"query rotated {'half-split' if layout == 'interleaved' else 'interleaved'}" in (
-            page._mismatch_readout()
-        )
+        np.testing.assert_allclose(correct, _curves(page, "distance")[0])
+        other = "half-split" if layout == "interleaved" else "interleaved"
+        assert f"query rotated {other}" in readout(page, "mismatch")
 
     def test_new_qk_changes_the_seed_and_the_curves(self, page):
-        first = _curves(page._distance_plot())[0]
-        page.new_qk()
+        (button,) = page.figures["distance"].extras
+        first = _curves(page, "distance")[0]
+        button.clicks += 1
         assert page.seed == 1
-        assert not np.allclose(first, _curves(page._distance_plot())[0])
+        assert not np.allclose(first, _curves(page, "distance")[0])
         page.seed = page.param.seed.bounds[1]
-        page.new_qk()
+        button.clicks += 1
         assert page.seed == 0
 
     def test_starts_are_the_fixed_ones_and_yours(self, page):
         page.start = 777
-        assert page._starts() == [*FIXED_STARTS, 777]
-        overlay = page._distance_plot()
-        starts = [
-            int(c.dimension_values("start")[0]) for c in overlay.traverse(lambda e: e, [hv.Curve])
-        ]
-        assert starts == [0, 100, 1000, 777]
+        starts = [int(drawn(page, "distance", m)["start"][0]) for m in ("m0", "m100", "m1000")]
+        assert starts == list(FIXED_STARTS)
+        assert set(drawn(page, "distance", "yours")["start"]) == {777}
+        assert page.drawings["distance"].frame().labels == {
+            "m0": "m = 0",
+            "m100": "m = 100",
+            "m1000": "m = 1,000",
+            "yours": "your m",
+        }
 
 
 # ------------------------------------------------------------------- R3
 class TestAngles:
     def test_angles_are_wrapped_core_angles(self, page):
-        page.param.update(d=16, base=100, max_distance=50, pair=5)
-        samples, chosen = page._angles_plot(), page._angles_highlight()
+        page.set_state(d=16, base=100, max_distance=50, pair=5)
+        samples, chosen = drawn(page, "angles", "samples"), drawn(page, "angles", "chosen")
         theta = rope_frequencies(16, 100)
         expected = np.mod(rotation_angles(np.arange(51), theta[[5]])[:, 0], 2 * np.pi)
-        np.testing.assert_allclose(chosen.dimension_values("angle"), expected)
-        pairs = np.unique(samples.dimension_values("pair"))
-        assert list(pairs) == [0, 2, 5, 7]
-        assert samples.dimension_values("angle").max() < 2 * np.pi
+        np.testing.assert_allclose(chosen["angle"], expected)
+        assert set(chosen["pair"]) == {5}
+        assert list(np.unique(samples["pair"])) == [0, 2, 5, 7]
+        assert samples["angle"].max() < 2 * np.pi
+        assert "θ<sub>5</sub> = " in readout(page, "angles")
 
     def test_wavelengths_and_never_completing_pairs(self, page):
-        page.param.update(d=128, base=10_000, max_distance=2048)
-        dots = page._wavelength_plot().traverse(lambda e: e, [hv.Scatter])[0]
+        page.set_state(d=128, base=10_000, max_distance=2048)
         np.testing.assert_allclose(
-            dots.dimension_values("wavelength"), wavelengths(rope_frequencies(128))
+            drawn(page, "wavelengths", "dots")["wavelength"], wavelengths(rope_frequencies(128))
         )
         slow = int(never_complete_turn(rope_frequencies(128), 2049).sum())
-        assert f"<b>{slow} of 64</b>" in page._wavelength_readout()
+        assert f"<b>{slow} of 64</b>" in readout(page, "wavelengths")
 
     def test_moving_the_pair_resends_only_the_highlight(self, page):
-        plot = hv.renderer("bokeh").get_plot(page.figures["angles"].plot)
-        doc = Document()
-        doc.add_root(plot.state)
-        sources = {
-            int(r.data_source.data["pair"][0])
-            if len(set(r.data_source.data["pair"])) == 1
-            else "samples": r.data_source
-            for r in plot.state.renderers
-            if hasattr(r, "data_source") and "pair" in r.data_source.data
-        }
-        assert set(sources) == {"samples", 8}
+        _root, doc = rendered(page)
+        samples = _source(page, "angles", "samples")
+        chosen = _source(page, "angles", "chosen")
+        assert set(chosen.data["pair"]) == {8}
         events = []
-        doc.on_change(events.append)
-        page.pair = 3
-        changed = {getattr(e, "model", None) for e in events}
-        assert sources["samples"] not in changed
-        assert list(set(sources[8].data["pair"])) == [3]
-        assert page._wavelength_highlight().dimension_values("pair").tolist() == [3]
+        record_events(doc, events)
+        with set_curdoc(doc):
+            page.pair = 3
+        assert samples not in {getattr(e, "model", None) for e in events}
+        assert set(chosen.data["pair"]) == {3}
+        assert list(_source(page, "wavelengths", "ring").data["pair"]) == [3]
+        assert list(drawn(page, "wavelengths", "ring")["pair"]) == [3]
 
     def test_highlighted_pair_follows_d(self, page):
         page.pair = 20
@@ -431,47 +532,47 @@ class TestLayouts:
     @pytest.mark.parametrize("d", [4, 16, 64])
     def test_diagram_pairs_are_the_core_pairs(self, page, d):
         page.d = d
-        overlay = page._pairing_plot()
-        (cells,) = overlay.traverse(lambda e: e, [hv.Points])
+        cells = drawn(page, "layouts", "cells")
         shown = min(d, 16)
         for layout in ("interleaved", "half-split"):
-            rows = cells.select(layout=layout)
+            rows = np.asarray(cells["layout"]) == layout
             partner = dict(
-                zip(rows.dimension_values("dim"), rows.dimension_values("partner"), strict=True)
+                zip(np.asarray(cells["dim"])[rows], np.asarray(cells["partner"])[rows], strict=True)
             )
             for a, b in pair_indices(shown, layout):
                 assert partner[a] == b and partner[b] == a
-        assert f"for d = {d}" in page._pairing_readout()
+        assert f"for d = {d}" in readout(page, "layouts")
 
     def test_readout_names_the_rule_in_use(self, page):
-        page.param.update(layout="half-split", d=64)
-        assert "(i, i + 32)" in page._pairing_readout()
-        assert "(0, 32), (1, 33)" in page._pairing_readout()
+        page.set_state(layout="half-split", d=64)
+        assert "(i, i + 32)" in readout(page, "layouts")
+        assert "(0, 32), (1, 33)" in readout(page, "layouts")
+        assert (
+            page.drawings["layouts"].frame().x_label == "dimension of q and k (first 16 of d = 64)"
+        )
 
 
 # ------------------------------------------------------------------- R5
 def test_decay_curve_is_the_core_bound(page):
-    page.param.update(d=128, base=10_000, max_distance=100)
-    curve = page._decay_plot()
+    page.set_state(d=128, base=10_000, max_distance=100)
     np.testing.assert_allclose(
-        curve.dimension_values(1), rope_decay_bound(128, 10_000, np.arange(101))
+        drawn(page, "decay", "bound")["bound"], rope_decay_bound(128, 10_000, np.arange(101))
     )
-    assert "32.50" in page._decay_readout()  # (d/2 + 1) / 2
+    assert "32.50" in readout(page, "decay")  # (d/2 + 1) / 2
 
 
 # ----------------------------------------------------------- quick check
 def test_quick_check_uses_positions_105_and_102(page):
-    answer = page._quick_answer()
+    answer = page.quick_check.answer()
     q, k = pair_from_polar(0, 1), pair_from_polar(90, 1)
     far = rope_score_terms(q, k, 105, 102, 0.5).score
-    assert f"<b>{far:.3f}".replace("-", "−") in answer
+    assert f"<b>{_shown(far)}" in answer
 
 
 # -------------------------------------------------------------- URL state
 class TestUrlState:
     def test_round_trip(self, page):
-        page.d = 128  # first: the highlighted pair's bound follows d
-        page.param.update(
+        page.set_state(
             m=105,
             n=102,
             theta=1.25,
@@ -479,6 +580,7 @@ class TestUrlState:
             q_len=0.5,
             k_angle=150.0,
             k_len=1.2,
+            d=128,
             base=500_000,
             layout="half-split",
             seed=42,
@@ -490,7 +592,9 @@ class TestUrlState:
         assert query["base"] == "500000" and query["q_angle"] == "-30"
         other = RopePage()
         assert other.apply_query(query) == []
-        assert other._values() == page._values()
+        assert {n: getattr(other, n) for n in other.control_names()} == {
+            n: getattr(page, n) for n in page.control_names()
+        }
 
     @pytest.mark.parametrize(
         ("key", "raw", "expected", "word"),
@@ -518,9 +622,9 @@ class TestUrlState:
         [("m", "nan"), ("q_angle", "inf"), ("layout", "<script>"), ("d", ""), ("seed", "x" * 2000)],
     )
     def test_unusable_values_are_ignored_with_a_note(self, page, key, raw):
-        before = page._values()
+        before = {n: getattr(page, n) for n in page.control_names()}
         notes = page.apply_query({key: raw})
-        assert page._values() == before
+        assert {n: getattr(page, n) for n in page.control_names()} == before
         assert notes and key in notes[0]
 
     def test_odd_d_and_pair_past_d(self, page):
@@ -528,15 +632,12 @@ class TestUrlState:
         assert page.d == 32 and page.pair == 15
         assert any("odd" in n for n in notes)
 
+    @in_loop
     def test_link_moves_the_tips(self, page):
-        async def go():
-            page.figure_view("pair").get_root(Document())
+        _root, doc = rendered(page)
+        with set_curdoc(doc):
             page.apply_query({"q_angle": "90", "q_len": "0.5"})
-            (tips,) = page._r1.sources("tips")
-            assert tips.data["c2"][0] == pytest.approx(0.5)
-            await asyncio.sleep(0)
-
-        asyncio.run(go())
+        assert _source(page, "pair", "tips").data["c2"][0] == pytest.approx(0.5)
 
 
 def test_base_choices_cover_the_real_models():

@@ -10,14 +10,15 @@ nothing is shipped and the server draws.
 from __future__ import annotations
 
 import numpy as np
+import panel as pn
 import pytest
 from panel.io.state import set_curdoc
 
 from app.main import PAGES
 from app.marks import KEY
-from app.page import one_update
+from app.respond import one_update
 
-from .drawn import rendered
+from .drawn import record_events, rendered
 
 CHOOSING = [slug for slug, cls in PAGES.items() if any(c.choices() for c in cls.charts.values())]
 
@@ -118,3 +119,64 @@ def test_past_the_limit_the_server_draws():
     assert list(source.data["j"]) == list(range(128))
     expected = page.matrices(100).weights[90]
     np.testing.assert_allclose(source.data["weight"], expected)
+
+
+def test_browser_links_are_released_when_the_session_ends():
+    """Panel files a widget's ``jscallback`` in a WeakKeyDictionary whose value
+    holds the widget, so without ``release_with_session`` a closed session's
+    widgets (and its pages with them) stayed in the server for good."""
+    import gc
+    import weakref
+
+    from bokeh.document import Document
+    from panel.links import Callback
+
+    from app.selection import release_with_session
+
+    class SessionContext:  # what Bokeh attaches to a served document
+        id = "test-session"
+
+    context = SessionContext()
+    doc = Document()
+    doc._session_context = weakref.ref(context)
+    slider = pn.widgets.IntSlider(start=0, end=9)
+    with set_curdoc(doc):
+        slider.jscallback(value="console.log(t.value)", args={"t": slider})
+        release_with_session(slider)
+    alive = weakref.ref(slider)
+    del slider
+    gc.collect()
+    assert alive() is not None and alive() in Callback.registry  # Panel keeps it...
+    # What Bokeh does when a session ends: the callbacks, then the document goes.
+    callbacks = list(doc.session_destroyed_callbacks)
+    for callback in callbacks:
+        callback(context)
+    callback = callbacks = doc = None  # the document goes, and its callbacks with it
+    gc.collect()
+    assert alive() is None  # ...until the session ends
+
+
+def test_after_the_browser_selected_the_server_sends_the_whole_mark_again():
+    """The browser draws a choice from its candidates without telling the server the
+    rows: the server's copy is stale, so the next server-side draw of that mark sends
+    every column, even those its copy already holds."""
+    from bokeh.document.events import ColumnDataChangedEvent, ModelChangedEvent
+
+    page = PAGES["alibi"]()
+    _root, doc = rendered(page)
+    bars = _source(page.drawings["weights"], "bars")
+    before = dict(bars.data)
+    events: list = []
+    record_events(doc, events)
+    page.choosing_in_browser += 1  # as while the server handles the browser's change
+    with set_curdoc(doc), one_update():
+        page.set_state(head=5)
+    page.choosing_in_browser -= 1
+    assert not [e for e in events if getattr(e, "model", None) is bars]
+    assert list(bars.data["weight"]) == list(before["weight"])  # the server's copy: stale
+    with set_curdoc(doc), one_update():
+        page.set_state(head=1)  # set in Python: what the server's copy holds already
+    sent = [e for e in events if isinstance(e, ColumnDataChangedEvent) and e.model is bars]
+    assert sent and set(sent[-1].cols) >= {"top", "weight"}
+    ends = [e for e in events if isinstance(e, ModelChangedEvent) and e.attr == "end"]
+    assert ends  # the y axis follows the choice: sent although its value did not change

@@ -1,18 +1,30 @@
-"""Sinusoidal & learned page: set parameters, assert on the plot data."""
+"""Sinusoidal & learned page: set parameters, assert on what each figure draws against the core."""
 
 from __future__ import annotations
 
 import numpy as np
+import panel as pn
 import pytest
+from bokeh.document import Document
 from bokeh.document.events import ColumnDataChangedEvent
 from bokeh.events import RangesUpdate
-from bokeh.models import GlyphRenderer, HStrip, Image, Scatter, Segment
-from bokeh.models import Line as LineGlyph
+from bokeh.models import ColorBar, ColumnDataSource
+from panel.io.state import set_curdoc
 
-from app.sinusoidal import LEARNED_PRESETS, SinusoidalPage
-from app.zoom import full_detail_rows
+from app.marks import KEY
+from app.pages.sinusoidal import LEARNED_PRESETS, SinusoidalPage
+from app.pages.sinusoidal.shared import full_detail_rows, row_view
+from app.respond import one_update
 from positional_core.learned import LearnedPositionTable, learned_parameter_count
-from positional_core.sinusoidal import code_similarity, sinusoidal_code, sinusoidal_encoding
+from positional_core.sinusoidal import (
+    clock_angles,
+    code_similarity,
+    sinusoidal_code,
+    sinusoidal_encoding,
+)
+
+from .drawn import record_events, rendered
+from .test_selection import browser_draws
 
 
 @pytest.fixture
@@ -20,103 +32,152 @@ def page():
     return SinusoidalPage(t=10, n=64, d=32)
 
 
-def _outlines(plot):
-    """(bottom, top) of every row outline drawn (HStrip glyphs, one row per outline)."""
-    found = set()
-    for renderer in plot.state.select(GlyphRenderer):
-        if isinstance(renderer.glyph, HStrip):
-            data = renderer.data_source.data
-            found |= set(zip(data["y0"], data["y1"], strict=True))
-    return sorted((float(a), float(b)) for a, b in found)
+def drawn(page, chart: str, mark: str) -> dict:
+    return page.drawings[chart].drawn(mark)
 
 
-def test_table_image_is_the_core_table_pinned_to_unit_range(page, render, sources):
-    plot = render(page.figures["table"].plot)
-    (src,) = sources(plot, Image)
-    image = src.data["image"][0]
+def readout(page, chart: str) -> str:
+    return page.drawings[chart].chart.readout(page)
+
+
+def _image(page, chart: str) -> np.ndarray:
+    return np.asarray(drawn(page, chart, "image")["image"][0])
+
+
+def _plot(page, chart: str):
+    (plot,) = page.drawings[chart].plots()
+    return plot
+
+
+def _layer(page, chart: str, mark: str):
+    """The plot of one mark in its figure."""
+    subs = sorted(_plot(page, chart).subplots.values(), key=lambda s: s.zorder)
+    return subs[list(page.drawings[chart].chart.marks).index(mark)]
+
+
+def _source(page, chart: str, mark: str) -> ColumnDataSource:
+    return _layer(page, chart, mark).handles["source"]
+
+
+def _outline(page, chart: str, mark: str) -> list[tuple[float, float]]:
+    rows = drawn(page, chart, mark)
+    return [(float(a), float(b)) for a, b in zip(rows["y0"], rows["y1"], strict=True)]
+
+
+# ------------------------------------------------------------- S1 the table
+def test_table_image_is_the_core_table_pinned_to_unit_range(page):
+    image = _image(page, "table")
     assert image.shape == (64, 32)
     np.testing.assert_allclose(image, sinusoidal_encoding(64, 32), atol=1e-6)
-    (renderer,) = [r for r in plot.state.renderers if isinstance(getattr(r, "glyph", None), Image)]
-    mapper = renderer.glyph.color_mapper
+    _root, _doc = rendered(page)
+    mapper = _layer(page, "table", "image").handles["glyph_renderer"].glyph.color_mapper
     assert (mapper.low, mapper.high) == (-1.0, 1.0)
 
 
-def test_highlight_moves_with_t_and_the_table_is_not_resent(page, render, sources, document):
-    plot = render(page.figures["table"].plot)
-    document.add_root(plot.state)
-    (src,) = sources(plot, Image)
-    before = src.data["image"][0]
-    assert _outlines(plot) == [(9.5, 10.5)]
+def test_highlight_moves_with_t_and_the_table_is_not_resent(page):
+    _root, doc = rendered(page)
+    image = _source(page, "table", "image")
+    before = image.data["image"][0]
+    assert _outline(page, "table", "outline_outer") == [(9.5, 10.5)]
     events = []
-    document.on_change(events.append)
-    page.t = 40
-    assert _outlines(plot) == [(39.5, 40.5)]
-    assert src.data["image"][0] is before
-    assert not [e for e in events if isinstance(e, ColumnDataChangedEvent) and e.model is src]
+    record_events(doc, events)
+    with set_curdoc(doc), one_update():
+        page.t = 40
+    assert _outline(page, "table", "outline_outer") == [(39.5, 40.5)]
+    assert _outline(page, "table", "outline_inner") == [(39.5, 40.5)]
+    assert list(_source(page, "table", "outline_outer").data["y0"]) == [39.5]
+    assert image.data["image"][0] is before
+    assert not [e for e in events if isinstance(e, ColumnDataChangedEvent) and e.model is image]
 
 
-def test_table_follows_n_d_and_base(page, render, sources):
-    plot = render(page.figures["table"].plot)
+def test_table_follows_n_d_and_base(page):
     page.param.update(n=100, d=8, base=100)
-    (src,) = sources(plot, Image)
-    np.testing.assert_allclose(src.data["image"][0], sinusoidal_encoding(100, 8, 100), atol=1e-6)
+    np.testing.assert_allclose(_image(page, "table"), sinusoidal_encoding(100, 8, 100), atol=1e-6)
 
 
-def test_clock_has_one_hand_per_pair_at_the_code(page, render, sources):
-    plot = render(page.figures["clock"].plot)
-    (src,) = sources(plot, Segment)
+# ------------------------------------------------------------- S2 the clock
+def test_clock_has_one_hand_per_pair_at_the_code(page):
+    hands = drawn(page, "clock", "hands")
     code = sinusoidal_code(10, 32)
-    assert len(src.data["x1"]) == 16
-    np.testing.assert_allclose(src.data["sin"], code[0::2])
-    np.testing.assert_allclose(src.data["cos"], code[1::2])
-    # Fast hands are longer than slow hands, and coloured differently.
-    length = np.hypot(src.data["x1"], src.data["y1"])
-    assert np.all(np.diff(length) < 0)
-    assert len(set(src.data["color"])) == 16
+    assert len(hands["x1"]) == 16
+    np.testing.assert_allclose(hands["sin"], code[0::2])
+    np.testing.assert_allclose(hands["cos"], code[1::2])
+    np.testing.assert_allclose(hands["angle"], clock_angles(10, 32))
+    # Fast hands are longer than slow hands, thinner, and coloured by their pair.
+    length = np.hypot(hands["x1"], hands["y1"])
+    assert np.all(np.diff(length) < 0) and np.all(np.diff(hands["width"]) > 0)
+    assert list(hands["pair"]) == list(range(16))
     page.t = 11
-    np.testing.assert_allclose(src.data["sin"], sinusoidal_code(11, 32)[0::2])
+    np.testing.assert_allclose(drawn(page, "clock", "hands")["sin"], sinusoidal_code(11, 32)[0::2])
 
 
-def test_similarity_peaks_at_t_and_the_bump_moves_with_t(page, render, sources):
-    plot = render(page.figures["similarity"].plot)
-    (curve,) = sources(plot, LineGlyph)
+def test_clock_colour_bar_runs_from_the_fastest_to_the_slowest_pair(page):
+    _root, doc = rendered(page)
+    figure = _plot(page, "clock").state
+    (bar,) = [r for r in figure.right if isinstance(r, ColorBar)]
+    assert bar.title == "pair i (0 = fastest)"
+    assert (bar.color_mapper.low, bar.color_mapper.high) == (0, 15)
+    assert len(bar.color_mapper.palette) == 16
+    with set_curdoc(doc), one_update():
+        page.d = 8
+    assert (bar.color_mapper.high, len(bar.color_mapper.palette)) == (3, 4)
+
+
+# -------------------------------------------------------- S3 the similarity
+def test_similarity_peaks_at_t_and_the_bump_moves_with_t(page):
     for t in (10, 37):
         page.t = t
-        dots = np.asarray(curve.data["dot"])
+        dots = np.asarray(drawn(page, "similarity", "curve")["dot"])
         assert int(np.argmax(dots)) == t
         assert dots[t] == pytest.approx(16.0)
         np.testing.assert_allclose(dots, code_similarity(t, 64, 32))
-        (marker,) = [s for s in sources(plot, Scatter)]
-        assert list(marker.data["s"]) == [t]
+        assert list(drawn(page, "similarity", "peak")["s"]) == [t]
+        assert list(drawn(page, "similarity", "mark")["x"]) == [t]
+
+
+def test_similarity_axes_hold_every_position_curve(page):
+    frame = page.drawings["similarity"].frame()
+    assert frame.x == (0, 63)
+    low, high = frame.y
+    for t in (0, 31, 63):
+        page.t = t
+        dots = drawn(page, "similarity", "curve")["dot"]
+        assert low < dots.min() and dots.max() < high
+    assert frame.labels == {"peak": "s = t"}
 
 
 def test_shift_check_readout(page):
-    text = page._shift_readout()
+    text = readout(page, "similarity")
     assert "t = 10, k = 3" in text
     value = float(text.split("<b>")[2].split("</b>")[0])
     assert value < 1e-12
 
 
+def test_quick_check_answer_is_d_over_two(page):
+    page.d = 48
+    assert "<b>24.000</b>" in page.quick_check.answer()
+
+
+# ----------------------------------------------------------- S4 the learned
 def test_learned_table_has_no_row_past_max_len(page):
     page.param.update(max_len=16)
     page.t = 20
-    text = page._learned_readout()
+    text = readout(page, "learned")
     assert "Position 20 has no row" in text
     assert "rows 0…15" in text
     assert f"{learned_parameter_count(16, 32):,}" in text
-    marks = page._learned_marks()
-    labels = [
-        text
-        for el in marks.traverse(lambda e: e, [lambda e: type(e).__name__ == "Labels"])
-        for text in el.dimension_values("text")
-    ]
-    assert "position 20: no row" in labels
+    assert list(drawn(page, "learned", "no_row_label")["text"]) == ["position 20: no row"]
+    assert _outline(page, "learned", "no_row_outer") == [(19.5, 20.5)]
+    assert _outline(page, "learned", "row_outer") == []
     page.t = 15
-    assert "row 15 of the table" in page._learned_readout()
+    assert "row 15 of the table" in readout(page, "learned")
+    assert list(drawn(page, "learned", "row_label")["text"]) == ["no rows for positions ≥ 16"]
+    assert _outline(page, "learned", "row_outer") == [(14.5, 15.5)]
+    assert list(drawn(page, "learned", "no_row_label")["text"]) == []
 
 
 def test_learned_readout_gives_gpt2_and_bert_counts(page):
-    text = page._learned_readout()
+    text = readout(page, "learned")
     assert "1,024 × 768 = 786,432" in text
     assert "BERT: 512 × 768" in text
 
@@ -124,14 +185,138 @@ def test_learned_readout_gives_gpt2_and_bert_counts(page):
 @pytest.mark.parametrize("model", sorted(LEARNED_PRESETS))
 def test_preset_jumps_to_first_position_without_row(page, model):
     rows, _ = LEARNED_PRESETS[model]
-    (row,) = [o for o in page._extra_controls() if hasattr(o, "objects")]
-    button = next(b for b in row.objects if b.label.startswith(model))
+    (button,) = [
+        b for b in page.sidebar().select(pn.widgets.Button) if b.label.startswith(model + ":")
+    ]
     button.clicks += 1
     assert (page.max_len, page.t) == (rows, rows)
     assert page.n > rows
-    assert "has no row" in page._learned_readout()
+    assert "has no row" in readout(page, "learned")
 
 
+def test_learned_rows_past_the_table_are_empty(page):
+    page.param.update(max_len=16)
+    image = _image(page, "learned")
+    assert image.shape == (64, 32)
+    assert np.isnan(image[16:]).all() and not np.isnan(image[:16]).any()
+    np.testing.assert_allclose(image[:16], LearnedPositionTable(16, 32).table, atol=1e-7)
+    limit = float(np.abs(LearnedPositionTable(16, 32).table).max())
+    assert page.drawings["learned"].frame().scales["image"] == {"low": -limit, "high": limit}
+
+
+# ------------------------------------------- the t choice, n and max_len
+@pytest.mark.parametrize(
+    "changes", [{"n": 100}, {"max_len": 10}, {"n": 20, "max_len": 30}, {"n": 3, "t": 2}]
+)
+def test_marks_of_t_ship_candidates_for_every_position_after_n_and_max_len(changes):
+    """n and max_len change which positions exist and which have a row: the marks
+    of t ship candidates for exactly the positions 0 … n − 1, in the same sources."""
+    page = SinusoidalPage()
+    _root, doc = rendered(page)
+    marks = [
+        (chart, mark)
+        for chart, drawing in page.drawings.items()
+        for mark, spec in drawing.chart.marks.items()
+        if spec.choice == ("t",)
+    ]
+    sources = {m: _source(page, *m) for m in marks}
+    with set_curdoc(doc), one_update():
+        page.set_state(**changes)
+    n, max_len = page.n, page.max_len
+    for chart, mark in marks:
+        source = _source(page, chart, mark)
+        assert source is sources[(chart, mark)], mark
+        assert source.tags, mark
+        keys = set(np.unique(source.tags[0].data[KEY]).tolist())
+        if mark.startswith("row_"):
+            assert keys == set(range(min(n, max_len))), mark
+        elif mark.startswith("no_row_"):
+            assert keys == set(range(max_len, n)), mark
+        else:
+            assert keys == set(range(n)), mark
+    # The browser draws from them what the server draws, on both sides of max_len.
+    for t in sorted({0, n - 1, n // 2, min(max_len, n - 1)}):
+        shipped = {m: _source(page, *m) for m in marks}
+        before = {
+            m: (dict(s.tags[0].data), list(s.tags[0].tags), dict(s.data))
+            for m, s in shipped.items()
+        }
+        with set_curdoc(doc), one_update():
+            page.t = t
+        for m, (candidates, gather, drawn_before) in before.items():
+            browser = browser_draws(candidates, gather, drawn_before, t)
+            server = dict(shipped[m].data)
+            assert set(browser) == set(server), m
+            for name, column in server.items():
+                if np.asarray(column).dtype.kind in "fiu":
+                    np.testing.assert_allclose(
+                        np.asarray(browser[name], dtype=float),
+                        np.asarray(column, dtype=float),
+                        rtol=1e-6,
+                        err_msg=f"{m} {name} t={t}",
+                    )
+                else:
+                    assert list(browser[name]) == list(column), (m, name, t)
+
+
+def test_a_page_shown_again_draws_the_current_t():
+    """Going to another page and back builds the figures' plots again: the marks
+    of t show the t of now, with candidates for the n of now."""
+    from app.main import build_app
+
+    doc = Document()
+    with set_curdoc(doc):
+        app = build_app({"page": "sinusoidal"})
+        app.server_doc(doc)
+        shell = app.shell
+        page = shell.current
+        with one_update():
+            page.set_state(t=20, n=100)
+        with one_update():
+            shell.page = "alibi"
+        with one_update():
+            shell.page = "sinusoidal"
+    shown = [
+        plot.state
+        for pane in page.content().select(pn.pane.HoloViews)
+        for plot, _pane in pane._plots.values()
+        if plot.state.document is doc
+    ]
+    assert len(shown) == 4
+    peaks = [
+        source.data["s"]
+        for figure in shown
+        for source in figure.select(type=ColumnDataSource)
+        if {"s", "dot"} <= set(source.data) and len(source.data["s"]) == 1
+    ]
+    assert [list(p) for p in peaks] == [[20]]
+    hands = [
+        source
+        for figure in shown
+        for source in figure.select(type=ColumnDataSource)
+        if "omega" in source.data
+    ]
+    np.testing.assert_allclose(hands[0].data["sin"], sinusoidal_code(20, 64)[0::2])
+    assert set(np.unique(hands[0].tags[0].data[KEY]).tolist()) == set(range(100))
+
+
+def test_past_the_limit_the_server_draws_the_marks_of_t():
+    page = SinusoidalPage(n=4096, d=512, t=0)
+    _root, doc = rendered(page)
+    assert _source(page, "clock", "hands").tags == []  # 4,096 × 256 rows: not shipped
+    assert _source(page, "similarity", "peak").tags  # 4,096 rows: shipped
+    with set_curdoc(doc), one_update():
+        page.t = 4000
+    hands = _source(page, "clock", "hands")
+    np.testing.assert_allclose(hands.data["sin"], sinusoidal_code(4000, 512)[0::2])
+    for chart, drawing in page.drawings.items():
+        for mark in drawing.chart.marks:
+            source = _source(page, chart, mark)
+            if source.tags:
+                assert len(source.tags[0].data[KEY]) <= 2**17, mark
+
+
+# --------------------------------------------------------------- the rules
 def test_dependent_bounds_are_kept_consistent(page):
     page.n = 8
     assert page.t == 7
@@ -142,26 +327,13 @@ def test_dependent_bounds_are_kept_consistent(page):
     assert page.d == 30
 
 
-def test_quick_check_answer_is_d_over_two(page):
-    page.d = 48
-    assert "<b>24.000</b>" in page._quick_answer()
-
-
-def test_axes_follow_the_number_of_positions(page, render, document):
-    plots = {name: render(fig.plot, doc=document) for name, fig in page.figures.items()}
-    page.set_state(n=200, t=150, max_len=20)
-    assert plots["table"].state.y_range.start == pytest.approx(199.5)
-    assert plots["similarity"].state.x_range.end == pytest.approx(199)
-    assert plots["learned"].state.y_range.start == pytest.approx(199.5)
-
-
-def test_learned_rows_past_the_table_are_empty(page, render, sources):
-    page.param.update(max_len=16)
-    plot = render(page.figures["learned"].plot)
-    (src,) = sources(plot, Image)
-    image = src.data["image"][0]
-    assert image.shape == (64, 32)
-    assert np.isnan(image[16:]).all() and not np.isnan(image[:16]).any()
+def test_axes_follow_the_number_of_positions(page):
+    _root, doc = rendered(page)
+    with set_curdoc(doc), one_update():
+        page.set_state(n=200, t=150, max_len=20)
+    assert _plot(page, "table").state.y_range.start == pytest.approx(199.5)
+    assert _plot(page, "similarity").state.x_range.end == pytest.approx(199)
+    assert _plot(page, "learned").state.y_range.start == pytest.approx(199.5)
 
 
 def test_set_state_applies_related_values_in_any_order(page):
@@ -173,46 +345,41 @@ def test_set_state_applies_related_values_in_any_order(page):
         page.set_state(bogus=1)
 
 
+# ------------------------------------------------------------- tall tables
 @pytest.mark.parametrize(("n", "d", "step"), [(4096, 512, 8), (3001, 512, 6), (4096, 128, 2)])
-def test_large_tables_send_every_step_th_row_and_keep_their_axis(render, sources, n, d, step):
-    # A 4,096 × 512 table was 8 MB per image and change; the figure shows ~540
-    # rows at most. Each drawn row is the exact code of its position.
+def test_large_tables_send_every_step_th_row_and_keep_their_axis(n, d, step):
+    # A 4,096 × 512 table would be 8 MB per image and change; the figure shows
+    # ~540 rows at most. Each drawn row is the exact code of its position.
     page = SinusoidalPage(n=n, d=d, max_len=n, t=0)
-    plots = {name: render(page.figures[name].plot) for name in ("table", "learned")}
-    (table,) = sources(plots["table"], Image)
-    image = table.data["image"][0]
+    table = drawn(page, "table", "image")
+    image = table["image"][0]
     rows = -(-n // step)
     assert image.shape == (rows, d) and image.size <= 2**18
     np.testing.assert_allclose(image, sinusoidal_encoding(n, d)[::step], atol=1e-6)
     # row r covers positions r·step … r·step + step − 1 (its bottom edge at −½)
-    assert table.data["y"][0] == pytest.approx(-0.5)
-    assert table.data["dh"][0] == pytest.approx(rows * step)
-    (learned,) = sources(plots["learned"], Image)
+    assert table["y"][0] == pytest.approx(-0.5)
+    assert table["dh"][0] == pytest.approx(rows * step)
     full = LearnedPositionTable(n, d, seed=0).table
-    np.testing.assert_allclose(learned.data["image"][0], full[::step], atol=1e-6)
-    for plot in plots.values():  # the last row's overhang past n − 1 is cut off
-        assert sorted((plot.state.y_range.start, plot.state.y_range.end)) == [-0.5, n - 0.5]
-    note = page._table_readout()
+    np.testing.assert_allclose(_image(page, "learned"), full[::step], atol=1e-6)
+    for chart in ("table", "learned"):  # the last row's overhang past n − 1 is cut off
+        assert page.drawings[chart].frame().y == (-0.5, n - 0.5)
+    note = readout(page, "table")
     assert f"drawn one row in {step} " in note and f"{rows:,} rows" in note
     # every row is drawn once at most 2**18 cells are in view (the zoom test below)
     assert f"Zoom in (box zoom) to {full_detail_rows(d):,} positions or fewer" in note
-    assert f"drawn one row in {step} " in page._learned_readout()
+    assert f"drawn one row in {step} " in readout(page, "learned")
 
 
-def test_tables_that_fit_draw_every_row_and_say_nothing(page, render, sources):
+def test_tables_that_fit_draw_every_row_and_say_nothing(page):
     page.param.update(n=4096, d=64)
-    plot = render(page.figures["table"].plot)
-    (src,) = sources(plot, Image)
-    assert src.data["image"][0].shape == (4096, 64)
-    assert page._table_readout() == ""
-    assert "drawn one row" not in page._learned_readout()
+    assert _image(page, "table").shape == (4096, 64)
+    assert readout(page, "table") == ""
+    assert "drawn one row" not in readout(page, "learned")
 
 
-def test_step_and_axis_follow_n_and_d_when_redrawn_in_place(page, render, sources, document):
-    plot = render(page.figures["table"].plot, doc=document)
-    learned = render(page.figures["learned"].plot, doc=document)
-    (src,) = sources(plot, Image)
-    (learned_src,) = sources(learned, Image)
+def test_step_and_axis_follow_n_and_d_when_redrawn_in_place(page):
+    _root, doc = rendered(page)
+    table, learned = _source(page, "table", "image"), _source(page, "learned", "image")
     changes = (
         (3001, 512, 3001, 501, 6),
         (3001, 512, 1000, 501, 6),  # the learned table's kept rows follow max_len
@@ -222,34 +389,37 @@ def test_step_and_axis_follow_n_and_d_when_redrawn_in_place(page, render, source
         (500, 512, 200, 500, 1),
     )
     for n, d, max_len, rows, step in changes:
-        page.param.update(n=n, d=d, max_len=max_len)
-        assert src.data["image"][0].shape == (rows, d)
-        assert (plot.state.y_range.start, plot.state.y_range.end) == (n - 0.5, -0.5)
-        image = learned_src.data["image"][0]
-        table = LearnedPositionTable(max_len, d, seed=0).table[::step]
+        with set_curdoc(doc), one_update():
+            page.param.update(n=n, d=d, max_len=max_len)
+        assert table.data["image"][0].shape == (rows, d)
+        figure = _plot(page, "table").state
+        assert (figure.y_range.start, figure.y_range.end) == (n - 0.5, -0.5)
+        image = learned.data["image"][0]
+        expected = LearnedPositionTable(max_len, d, seed=0).table[::step]
         assert image.shape == (rows, d)
-        np.testing.assert_allclose(image[: len(table)], table, atol=1e-7)
-        assert np.isnan(image[len(table) :]).all()
+        np.testing.assert_allclose(image[: len(expected)], expected, atol=1e-7)
+        assert np.isnan(image[len(expected) :]).all()
 
 
-def _zoom(plot, y0, y1):
+def _zoom(page, chart, doc, y0, y1):
     """What Bokeh sends when the reader zooms or pans (y0, y1 as the browser has them)."""
-    plot.state._trigger_event(RangesUpdate(plot.state, x0=-0.5, x1=511.5, y0=y0, y1=y1))
+    figure = _plot(page, chart).state
+    with set_curdoc(doc):
+        figure._trigger_event(RangesUpdate(figure, x0=-0.5, x1=511.5, y0=y0, y1=y1))
 
 
-def test_zooming_in_draws_every_row_in_view_and_reset_the_whole_table(render, sources, document):
+def test_zooming_in_draws_every_row_in_view_and_reset_the_whole_table():
     page = SinusoidalPage(n=4096, d=512, max_len=2000, t=0)
-    plots = {name: render(page.figures[name].plot, doc=document) for name in ("table", "learned")}
-    (table,) = sources(plots["table"], Image)
-    (learned,) = sources(plots["learned"], Image)
-    _zoom(plots["table"], 1100.5, 999.5)  # inverted axis: start > end
+    _root, doc = rendered(page)
+    table, learned = _source(page, "table", "image"), _source(page, "learned", "image")
+    _zoom(page, "table", doc, 1100.5, 999.5)  # inverted axis: start > end
     # rows 1000 … 1100 are in view; with a tenth of them each side, 990 … 1110
     image = table.data["image"][0]
     assert image.shape == (121, 512)
     np.testing.assert_allclose(image, sinusoidal_encoding(1111, 512)[990:], atol=1e-6)
     assert (table.data["y"][0], table.data["dh"][0]) == (989.5, 121)
     assert learned.data["image"][0].shape == (512, 512)  # the other figure is not zoomed
-    _zoom(plots["learned"], 1950, 2050)  # S4 across the end of the table
+    _zoom(page, "learned", doc, 1950, 2050)  # S4 across the end of the table
     rows = learned.data["image"][0]
     start = int(learned.data["y"][0] + 0.5)
     assert rows.shape[0] == learned.data["dh"][0]  # every row
@@ -258,15 +428,16 @@ def test_zooming_in_draws_every_row_in_view_and_reset_the_whole_table(render, so
         rows[:inside], LearnedPositionTable(2000, 512, seed=0).table[start:], atol=1e-7
     )
     assert np.isnan(rows[inside:]).all()
-    _zoom(plots["table"], 4095.5, -0.5)  # reset
+    _zoom(page, "table", doc, 4095.5, -0.5)  # reset
     assert table.data["image"][0].shape == (512, 512)
     assert (table.data["y"][0], table.data["dh"][0]) == (-0.5, 4096)
-    _zoom(plots["table"], 3000, 1000)  # rows 800 … 3200 with the margins: one in 5
+    _zoom(page, "table", doc, 3000, 1000)  # rows 800 … 3200 with the margins: one in 5
     assert table.data["image"][0].shape == (481, 512)
     np.testing.assert_allclose(
         table.data["image"][0], sinusoidal_encoding(3201, 512)[800::5], atol=1e-6
     )
-    page.base = 100  # a control: the whole table again, for the new base
+    with set_curdoc(doc), one_update():
+        page.base = 100  # a control: the whole table again, for the new base
     np.testing.assert_allclose(
         table.data["image"][0], sinusoidal_encoding(4096, 512, 100)[::8], atol=1e-6
     )
@@ -280,30 +451,32 @@ def test_the_note_names_the_widest_view_drawn_row_by_row(d):
     widest = full_detail_rows(d)
     for span, every_row in ((widest, True), (widest + 1, False)):
         low = 2000 - 0.5
-        start, stop, step = page._table_detail.view(low, low + span)
+        start, stop, step = row_view(4096, d, low, low + span)
         assert (step == 1) is every_row, (span, start, stop, step)
-    assert f"to {widest:,} positions or fewer" in page._table_readout()
+    assert f"to {widest:,} positions or fewer" in readout(page, "table")
 
 
 @pytest.mark.parametrize(
     ("y0", "y1"),
-    [(None, None), (float("nan"), 3), (-1e300, 1e300), ("1", "x"), (5000, 9000), (-90, -80)],
+    [(float("nan"), 3), (-1e300, 1e300), ("1", "x"), (5000, 9000), (-90, -80)],
 )
-def test_a_view_from_the_browser_is_clamped_to_the_table(render, sources, document, y0, y1):
+def test_a_view_from_the_browser_is_clamped_to_the_table(y0, y1):
     page = SinusoidalPage(n=4096, d=512, t=0)
-    plot = render(page.figures["table"].plot, doc=document)
-    (table,) = sources(plot, Image)
-    _zoom(plot, y0, y1)
+    _root, doc = rendered(page)
+    table = _source(page, "table", "image")
+    _zoom(page, "table", doc, y0, y1)
     image = table.data["image"][0]
     assert image.size <= 2**18
     bottom, height = table.data["y"][0], table.data["dh"][0]
     assert bottom >= -0.5 and bottom + height <= 4096 - 0.5 + 8
 
 
-def test_tables_drawn_whole_ignore_zooming(page, render, sources, document):
-    plot = render(page.figures["table"].plot, doc=document)
-    (table,) = sources(plot, Image)
+def test_tables_drawn_whole_ignore_zooming(page):
+    _root, doc = rendered(page)
+    table = _source(page, "table", "image")
     before = table.data["image"][0]
-    _zoom(plot, 30, 10)
+    events = []
+    record_events(doc, events)
+    _zoom(page, "table", doc, 30, 10)
     assert table.data["image"][0] is before
-    assert page._table_detail.redraws == 0
+    assert not [e for e in events if isinstance(e, ColumnDataChangedEvent) and e.model is table]

@@ -12,11 +12,13 @@ import math
 
 import holoviews as hv
 import pytest
+from bokeh.document import Document
 from bokeh.models import FixedTicker
+from panel.io.state import set_curdoc
 
-from app.compare import ComparePage
-from app.extension import ExtensionPage
 from app.look import log_ticks
+from app.pages.compare import ComparePage
+from app.pages.extension import ExtensionPage
 
 
 @pytest.mark.parametrize(
@@ -56,10 +58,13 @@ def _y_ticks(plot):
 
 def test_figures_follow_their_range():
     page = ExtensionPage(method="yarn")
-    plot = hv.renderer("bokeh").get_plot(page.figures["methods"].plot)
+    document = Document()  # a chart updates the plots shown in a document
+    plot = hv.renderer("bokeh").get_plot(page.figures["methods"].plot, doc=document)
+    document.add_root(plot.state)
     y = plot.state.y_range
     assert _y_ticks(plot) == log_ticks(y.start, y.end)
-    page.target_len = 32 * page.trained_len  # slow-down up to 32: 1, 2, 5, 10, 20
+    with set_curdoc(document):
+        page.target_len = 32 * page.trained_len  # slow-down up to 32: 1, 2, 5, 10, 20
     assert y.end > 30
     assert _y_ticks(plot) == log_ticks(y.start, y.end)
     assert 10 in _y_ticks(plot) and 1.5 not in _y_ticks(plot)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.main import AppShell, build_app
-from app.sinusoidal import SinusoidalPage
+from app.pages.sinusoidal import SinusoidalPage
 from app.urlstate import (
     MAX_VALUE_CHARS,
     UrlWriter,

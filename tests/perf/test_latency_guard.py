@@ -1,22 +1,27 @@
-"""Quick latency guard (issue 8): every control of every page, a few changes each.
+"""Quick latency guard: every control of every page, a few changes each, against
+the naive rebuild measured in the same run.
 
-Runs ``benchmarks/latency.py``'s measurement in quick mode (a real
-``panel serve`` and headless Chromium, default sizes, 3 changes per control,
-no naive comparison) and fails if any control's p95 is over 3× its budget:
-210 ms for a control that computes (budget 70 ms), 60 ms for one that only
-selects among computed data (budget 20 ms). The full benchmark (``python
-benchmarks/latency.py``) gives the real numbers; every control over its budget
-is printed. Under ``CI`` a missing Chromium fails the test instead of
-skipping it.
+Runs ``benchmarks/latency.py``'s measurement in quick mode (a real ``panel
+serve`` and headless Chromium, default sizes, 3 changes per control) together
+with its naive comparison: Sinusoidal's code table rebuilt by ``pn.bind`` on
+every change (``benchmarks/naive_app.py``). The budgets (70 ms p95 for a
+control that computes, 20 ms for one that only selects) were set on a machine
+where that rebuild took ``NAIVE_REFERENCE_MS`` at p50. This shared machine is
+at times twice as slow, and a wall-clock ceiling would fail on the machine, not
+on the code; so each ceiling is 3 × its budget scaled by how much slower the
+rebuild is in this run (never below 1). The test fails if a control's p95 is
+over its ceiling: a control that costs more, relative to rebuilding a figure
+from scratch on this machine, than three times what the budget allows.
 
 A control over its ceiling is measured once more, alone, with
 ``CONFIRM_SAMPLES`` changes, and fails if that p95 is over again. With 3
 samples the p95 is about the slowest change, and one stall of this shared
-machine put a control over its ceiling (CI, 2026-12-01: Relative nope_len
-88 ms at p50, one change of ~330 ms). With 20 the p95 lies between the two
-slowest changes: one stall moves it by at most a quarter of the gap, while a
-control three times slower than its budget is slow in every change and fails
-both passes.
+machine can put a control over its ceiling; with 20 the p95 lies between the
+two slowest changes, while a control three times slower than its budget is
+slow in every change and fails both passes.
+
+The full benchmark (``python benchmarks/latency.py``) gives the real numbers.
+Under ``CI`` a missing Chromium fails the test instead of skipping it.
 """
 
 from __future__ import annotations
@@ -30,8 +35,12 @@ from benchmarks import latency
 pytestmark = pytest.mark.ui
 
 SAMPLES = 3
+NAIVE_SAMPLES = 8  # the scale of every ceiling: a median of 8 is not moved by one stall
 CONFIRM_SAMPLES = 20
 QUIET_MS = 120  # the settle step also pings the server, so slow callbacks are still caught
+#: The naive rebuild's p50 (Sinusoidal's t) in the run the budgets were set
+#: against: docs/performance.md, "pn.bind rebuild" (162 against our 29 ms).
+NAIVE_REFERENCE_MS = 162.0
 
 
 def _measure(pages: list[str], samples: int, controls: list[str] | None = None) -> dict:
@@ -45,36 +54,45 @@ def _measure(pages: list[str], samples: int, controls: list[str] | None = None) 
             samples,
             ("default",),
             QUIET_MS,
-            naive=False,
+            naive=True,
+            naive_samples=NAIVE_SAMPLES,
             log=print,
             restore=False,
             controls=controls,
         ).result()
 
 
-def _ceiling(row: latency.Row) -> float:
-    return latency.CHECK_FACTOR * row.p95_budget
+def slowdown(result: dict) -> float:
+    """How much slower than the budgets' machine this run's machine is (at least 1)."""
+    naive = (result.get("naive") or {}).get("naive") or {}
+    if not naive.get("p50"):
+        raise AssertionError(f"the naive rebuild was not measured: {result.get('failed')}")
+    return max(1.0, naive["p50"] / NAIVE_REFERENCE_MS)
 
 
-def _describe(row: latency.Row) -> str:
+def _ceiling(row: latency.Row, scale: float) -> float:
+    return latency.CHECK_FACTOR * row.p95_budget * scale
+
+
+def _describe(row: latency.Row, scale: float) -> str:
     return (
-        f"{row.page}.{row.control}: p95 {row.p95:.0f} ms > {_ceiling(row):.0f} ms "
-        f"({latency.CHECK_FACTOR:g} × budget {row.p95_budget:.0f})"
+        f"{row.page}.{row.control}: p95 {row.p95:.0f} ms > {_ceiling(row, scale):.0f} ms "
+        f"({latency.CHECK_FACTOR:g} × budget {row.p95_budget:.0f} × slowdown {scale:.2f})"
     )
 
 
-def _over_ceiling(rows: list[latency.Row]) -> tuple[list[latency.Row], list[str]]:
+def over_ceiling(rows: list[latency.Row], scale: float) -> tuple[list[latency.Row], list[str]]:
     """The rows over their ceiling, and a line for each row over budget but not its ceiling."""
     over, shortfalls = [], []
     for row in rows:
         if row.p95 is None:
             continue
-        if row.p95 > _ceiling(row):
+        if row.p95 > _ceiling(row, scale):
             over.append(row)
-        elif row.p95 > row.p95_budget:
+        elif row.p95 > row.p95_budget * scale:
             shortfalls.append(
-                f"{row.page}.{row.control}: p95 {row.p95:.0f} ms, budget {row.p95_budget:.0f}, "
-                f"ceiling {_ceiling(row):.0f}"
+                f"{row.page}.{row.control}: p95 {row.p95:.0f} ms, budget {row.p95_budget:.0f} "
+                f"× {scale:.2f}, ceiling {_ceiling(row, scale):.0f}"
             )
     return over, shortfalls
 
@@ -88,27 +106,32 @@ def _row(page: str, control: str, p95: float) -> latency.Row:
     )  # fmt: skip
 
 
-def test_the_ceilings_are_three_times_the_budgets():
-    """210 ms for a control that computes, 60 ms for one the browser selects."""
-    over, shortfalls = _over_ceiling(
-        [
-            _row("rope", "d", 209.0),
-            _row("rope", "d", 211.0),
-            _row("rope", "pair", 59.0),
-            _row("rope", "pair", 61.0),
-        ]
-    )
+def test_the_ceilings_follow_the_naive_rebuild_of_the_same_run():
+    """On the budgets' machine: 210 ms for a control that computes, 60 ms for one
+    the browser selects; on a machine where the rebuild takes twice as long, twice
+    that; never below the budgets' own."""
+    rows = [_row("rope", "d", 209.0), _row("rope", "d", 211.0)]
+    rows += [_row("rope", "pair", 59.0), _row("rope", "pair", 61.0)]
+    over, shortfalls = over_ceiling(rows, slowdown({"naive": {"naive": {"p50": 100.0}}}))
     assert [(r.control, r.p95) for r in over] == [("d", 211.0), ("pair", 61.0)]
     assert len(shortfalls) == 2  # over budget, under the ceiling: printed, not failed
+    twice = slowdown({"naive": {"naive": {"p50": 2 * NAIVE_REFERENCE_MS}}})
+    assert twice == 2.0
+    over, _ = over_ceiling([_row("rope", "d", 415.0), _row("rope", "d", 425.0)], twice)
+    assert [r.p95 for r in over] == [425.0]
+    with pytest.raises(AssertionError, match="naive rebuild was not measured"):
+        slowdown({"naive": None, "failed": []})
 
 
-# About 62 controls × 3 samples plus 7 page loads: 5 min on 2 cores; its own budget.
-@pytest.mark.timeout(1500)
+# About 62 controls × 3 samples plus 7 page loads and the naive comparison:
+# 5–8 min on 2 cores; its own budget.
+@pytest.mark.timeout(1800)
 def test_no_control_is_over_three_times_its_budget(capsys, chromium):
     result = _measure(list(latency.PAGES), SAMPLES)
+    scale = slowdown(result)
     rows = [latency.Row(**r) for r in result["rows"]]
     failures = [f"{f['page']} failed: {f['error'][:200]}" for f in result.get("failed", [])]
-    over, shortfalls = _over_ceiling(rows)
+    over, shortfalls = over_ceiling(rows, scale)
     if over:
         # Measured again, alone: over again, it is slow; once, it was a stall.
         suspects = {(row.page, row.control) for row in over}
@@ -120,11 +143,12 @@ def test_no_control_is_over_three_times_its_budget(capsys, chromium):
         failures += [f"{f['page']} failed: {f['error'][:200]}" for f in again.get("failed", [])]
         measured = [latency.Row(**r) for r in again["rows"]]
         retaken = [r for r in measured if (r.page, r.control) in suspects]
-        still, _ = _over_ceiling(retaken)
+        again_scale = slowdown(again)
+        still, _ = over_ceiling(retaken, again_scale)
         with capsys.disabled():
-            print("\nOver the ceiling, measured again:")
+            print(f"\nOver the ceiling, measured again (slowdown {again_scale:.2f}):")
             print("\n".join(latency.format_row(row) for row in measured))
-        failures += [_describe(row) for row in still]
+        failures += [_describe(row, again_scale) for row in still]
         failures += [
             f"{row.page}.{row.control}: no sample when measured again"
             for row in retaken
@@ -136,8 +160,13 @@ def test_no_control_is_over_three_times_its_budget(capsys, chromium):
         ]
     failures += [f"{row.page}.{row.control}: no sample" for row in rows if row.p95 is None]
     with capsys.disabled():
-        print("\n" + "\n".join(latency.format_row(row) for row in rows))
-        print(f"\n{len(shortfalls)} of {len(rows)} controls over budget (issue 8):")
+        naive = result["naive"]["naive"]
+        print(
+            f"\nNaive rebuild p50 {naive['p50']:.0f} ms (reference {NAIVE_REFERENCE_MS:.0f}):"
+            f" ceilings × {scale:.2f}"
+        )
+        print("\n".join(latency.format_row(row) for row in rows))
+        print(f"\n{len(shortfalls)} of {len(rows)} controls over their scaled budget:")
         print("\n".join(f"  {s}" for s in shortfalls))
         print(f"Wall time {result['meta']['wall_s']:.0f} s.")
     assert rows, "no control was measured"

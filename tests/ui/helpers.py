@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
@@ -158,3 +159,76 @@ def error_records(text: str) -> list[str]:
 def new_server_errors(log_path, offset: int) -> str:
     """The exception records (:func:`error_records`) logged after ``offset``."""
     return "\n".join(error_records(log_path.read_text(errors="replace")[offset:]))
+
+
+#: JavaScript: set the value of the slider whose title starts with ``title``, as a
+#: drag of it does (``page.evaluate(SET_SLIDER_JS, [title, value])``).
+SET_SLIDER_JS = """
+([title, value]) => {
+  const doc = Bokeh.documents[0];
+  const slider = [...doc.all_models].find(
+    m => typeof m.title === 'string' && m.title.startsWith(title));
+  slider.value = value;
+}
+"""
+
+#: The same for a throttled slider, released: the server hears of it then.
+SET_RELEASED_JS = """
+([title, value]) => {
+  const doc = Bokeh.documents[0];
+  const slider = [...doc.all_models].find(
+    m => typeof m.title === 'string' && m.title.startsWith(title));
+  slider.setv({value, value_throttled: value});
+}
+"""
+
+
+def record_frames(page: Page) -> list[str]:
+    """The text frames the page receives on its websockets, as they arrive."""
+    frames: list[str] = []
+    page.on(
+        "websocket",
+        lambda ws: ws.on(
+            "framereceived", lambda f: frames.append(f) if isinstance(f, str) else None
+        ),
+    )
+    return frames
+
+
+def server_events(frames: list[str]) -> list[dict]:
+    """The server → browser document events in ``frames``."""
+    return [
+        event
+        for frame in frames
+        if frame.startswith("{") and '"events"' in frame
+        for event in json.loads(frame).get("events", [])
+    ]
+
+
+def figure_data_events(frames: list[str]) -> list[str]:
+    """Server → browser events that replace or patch a data source."""
+    return [
+        f"{e.get('kind')} {e.get('attr')}"
+        for e in server_events(frames)
+        if e.get("kind") in {"ColumnDataChanged", "ColumnsStreamed", "ColumnsPatched"}
+        or e.get("attr") == "data"
+    ]
+
+
+def visibility_events(frames: list[str]) -> list[str]:
+    """Server → browser events that show or hide a component (each re-lays out the page)."""
+    return [
+        f"{e.get('attr')} = {e.get('new')}"
+        for e in server_events(frames)
+        if e.get("attr") in {"visible", "css_classes"}
+    ]
+
+
+def open_recording(page: Page, url: str, canvases: int) -> tuple[PageWatch, list[str]]:
+    """Open ``url``, then record only what the server sends from here on."""
+    watch = PageWatch().attach(page)
+    frames = record_frames(page)
+    open_page(page, url, min_canvases=canvases)
+    page.wait_for_timeout(500)
+    frames.clear()
+    return watch, frames

@@ -8,6 +8,8 @@ from playwright.sync_api import Page, expect
 from positional_core.alibi import alibi_head_bias, alibi_slopes
 from positional_core.attention import softmax
 
+from .helpers import SET_SLIDER_JS, figure_data_events, record_frames
+
 # Data of the glyph renderers of one Bokeh glyph type, read from the page's
 # Bokeh document (what the browser draws, not what the server meant to send).
 _GLYPH_DATA = """
@@ -117,52 +119,15 @@ def test_link_opens_symmetric_state_with_form_disabled(server, page: Page, error
     assert errors == []
 
 
-_SET_SLIDER = """
-([title, value]) => {
-  const doc = Bokeh.documents[0];
-  const slider = [...doc.all_models].find(
-    m => typeof m.title === 'string' && m.title.startsWith(title));
-  slider.value = value;
-}
-"""
-
-
-def _frames(page: Page) -> list[str]:
-    frames: list[str] = []
-    page.on(
-        "websocket",
-        lambda ws: ws.on(
-            "framereceived", lambda f: frames.append(f) if isinstance(f, str) else None
-        ),
-    )
-    return frames
-
-
-def _figure_data_sent(frames: list[str]) -> list[str]:
-    import json
-
-    events = [
-        e
-        for f in frames
-        if f.startswith("{") and '"events"' in f
-        for e in json.loads(f).get("events", [])
-    ]
-    return [
-        f"{e.get('kind')} {e.get('attr')}"
-        for e in events
-        if e.get("kind") in {"ColumnDataChanged", "ColumnsPatched"} or e.get("attr") == "data"
-    ]
-
-
 def test_choosing_a_head_and_a_row_draws_in_the_browser_alone(server, page: Page, errors):
     """Head and row select among rows the page shipped: A1's ring, A2's image and
     outline and A3's bars follow in the browser, and no figure data comes back."""
-    frames = _frames(page)
+    frames = record_frames(page)
     _open(page, f"{server['url']}?page=alibi")
     page.wait_for_timeout(500)
     frames.clear()
-    page.evaluate(_SET_SLIDER, ["Head h", 5])
-    page.evaluate(_SET_SLIDER, ["Query row i", 9])
+    page.evaluate(SET_SLIDER_JS, ["Head h", 5])
+    page.evaluate(SET_SLIDER_JS, ["Query row i", 9])
     slope = float(alibi_slopes(8)[4])
     expected = [float(w) for w in softmax(alibi_head_bias(slope, 16)[9])]
     page.wait_for_function(
@@ -184,5 +149,5 @@ def test_choosing_a_head_and_a_row_draws_in_the_browser_alone(server, page: Page
     expect(page.get_by_text("head 5 of 8").first).to_be_visible(timeout=5_000)
     page.wait_for_url("**head=5*", timeout=10_000)
     page.wait_for_timeout(300)
-    assert _figure_data_sent(frames) == []
+    assert figure_data_events(frames) == []
     assert errors == []

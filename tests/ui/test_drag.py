@@ -2,7 +2,7 @@
 
 A slider dragged across its range sends a value every few ms; a compute
 control takes 100–200 ms to draw one. The values that reach the server while
-it draws wait in the socket; :func:`app.page.respond_at_once` has Panel read
+it draws wait in the socket; :func:`app.respond.respond_at_once` has Panel read
 them before it draws again, so only the latest is drawn (without that, each
 value was drawn in turn and the page showed the drag's end a second late).
 """
@@ -38,9 +38,11 @@ def test_a_burst_of_values_is_drawn_once_at_its_last_value(server, page: Page):
     assert result["sent"] >= len(VALUES), result  # one message per value, at least
     # The first value finds the server idle and is drawn; the rest arrive
     # while it draws and are drawn together, as the last. The server's
-    # messages also echo slider values. Measured: 2–4 messages; 14 when each
-    # value was drawn in turn.
-    assert result["patches"] <= 5, result
+    # messages also echo slider values, and on a loaded machine the values
+    # reach the socket in two or three bursts, each drawn once. Measured: 2–6
+    # messages; 14 when each value was drawn in turn. Fewer than half the
+    # values tells the two apart on any machine.
+    assert result["patches"] < len(VALUES) // 2, result
     # The page ends at the last value: s = 32, L′ = s·L = 32 × 4,096.
     page.wait_for_function(
         "() => new URLSearchParams(location.search).get('target_len') === '131072'"

@@ -8,7 +8,9 @@ import io
 import pytest
 from playwright.sync_api import Page, expect
 
-from .helpers import new_server_errors
+from positional_core.rope import rope_frequencies
+
+from .helpers import SET_SLIDER_JS, figure_data_events, new_server_errors, record_frames
 
 # Labels of the Bokeh legend items, read from the page's Bokeh documents.
 _LEGEND_LABELS = """
@@ -199,4 +201,46 @@ def test_switching_the_method_lays_no_figure_out_again(server, page: Page, error
         now = page.evaluate(_LEGEND_BOXES)
         assert now["boxes"] == first["boxes"], label
         assert now["layouts"] == 0, f"{label}: a legend asked for {now['layouts']} layouts"
+    assert errors == []
+
+
+# E2's band (its edge, and the y axis' end that follows the pair) and E1's ring.
+_PAIR_MARKS = """
+() => {
+  const out = {};
+  for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+    if (typeof m.name !== 'string' || !m.name.startsWith('pe-choice:pair:')) continue;
+    if ('y1' in m.data) {
+      out.edge = Array.from(m.data.y1)[0];
+      for (let k = 1; k + 2 < m.tags.length; k += 3)
+        if (m.tags[k + 1] === 'end') out.top = m.tags[k].end;
+    }
+    if ('wavelength' in m.data && !('theta' in m.data)) out.ring = Array.from(m.data.pair);
+  }
+  return out;
+}
+"""
+
+
+def test_choosing_a_pair_redraws_e1_and_e2_in_the_browser_alone(server, page: Page, errors):
+    """The pair selects among rows shipped for every pair: E2's trained band is
+    θᵢ·L of the chosen pair, its y axis follows, E1's ring moves, and no figure
+    data comes back from the server (only the readout and the address)."""
+    frames = record_frames(page)
+    _open(page, f"{server['url']}?page=extension")
+    page.wait_for_timeout(500)
+    frames.clear()
+    theta = rope_frequencies(128, 10000.0)  # the default preset: d = 128, base 10,000
+    for pair in (0, 40, 20):
+        page.evaluate(SET_SLIDER_JS, ["Pair shown in E2", pair])
+        edge = float(theta[pair] * 4096)  # trained length L = 4,096
+        page.wait_for_function(
+            f"() => Math.abs(({_PAIR_MARKS})().edge / {edge} - 1) < 1e-5", timeout=5_000
+        )
+        marks = page.evaluate(_PAIR_MARKS)
+        assert marks["top"] >= edge and marks["ring"] == [pair]
+    expect(page.get_by_text("Pair 20: θ =").first).to_be_visible(timeout=5_000)
+    page.wait_for_url("**pair=20*", timeout=10_000)
+    page.wait_for_timeout(300)
+    assert figure_data_events(frames) == []
     assert errors == []

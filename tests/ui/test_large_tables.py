@@ -1,9 +1,10 @@
-"""Sinusoidal's tables at 4,096 × 512: one row in 8, every row when zoomed in (app/zoom.py).
+"""Sinusoidal's tables at 4,096 × 512: one row in 8, every row when zoomed in.
 
-A heatmap holds at most 2**18 cells (``image_row_step``); the hover's
-position comes from ``drawn_row_hover``, which reads the step from the glyph
-in the page; zooming redraws the rows in view (``RowDetail``, on Bokeh's
-``RangesUpdate`` from the browser; the page scripts are benchmarks/zoom.py's).
+A table image holds at most 2**18 cells (``image_row_step`` in
+app/pages/sinusoidal/shared.py); the hover's position comes from
+``drawn_row_hover``, which reads the step from the glyph in the page; zooming
+redraws the rows in view (the chart's ``zoomed``, on Bokeh's ``RangesUpdate``
+from the browser; the page scripts are benchmarks/zoom.py's).
 Checked here with a real server in Chromium: the tooltip names the drawn
 row's position and the value beside it is that position's code, before and
 after zooming in."""

@@ -1,9 +1,15 @@
-"""Relative page in a real browser: num_buckets → step chart, presets, links."""
+"""Relative page in a real browser: num_buckets → step chart, presets, links, the head."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from playwright.sync_api import Page, expect
+
+from app.pages.relative import BIAS_SEED
+from positional_core.relative import t5_bias_matrix, t5_random_bucket_biases
+
+from .helpers import SET_SLIDER_JS, figure_data_events, record_frames
 
 # The step chart's data as the browser has it: (offset, bucket) pairs of the
 # Bokeh line whose source carries a "region" column.
@@ -94,4 +100,66 @@ def test_link_opens_a_clamped_causal_state(server, page: Page, errors):
     assert max(steps["bucket"]) == 15
     assert all(b == 0 for a, b in zip(steps["at"], steps["bucket"], strict=True) if a >= 0)
     assert "Traceback" not in page.content()
+    assert errors == []
+
+
+# T1b's image as the browser draws it, and its colour scale (the mapper the
+# head's choice moves: the source's first follower).
+_BIAS_CELLS = """
+() => {
+  const doc = Bokeh.documents[0];
+  const source = [...doc.all_models].find(
+    m => typeof m.name === 'string' && m.name.startsWith('pe-choice:head:') && 'image' in m.data);
+  const image = source.data.image[0];
+  return {shape: Array.from(image.shape), cells: Array.from(image),
+          low: source.tags[1].low, high: source.tags[1].high,
+          shipped: Object.keys(source.tags[0].data).sort()};
+}
+"""
+
+
+def test_choosing_a_head_looks_its_biases_up_in_the_browser(server, page: Page, errors):
+    """T1b: the page ships each head's bias per bucket once; the browser looks the
+    chosen head's biases up at every cell's bucket. The image it draws is T5's bias
+    matrix of that head, and no figure data comes back from the server."""
+    frames = record_frames(page)
+    _open(page, f"{server['url']}?page=relative")
+    page.wait_for_timeout(500)
+    frames.clear()
+    assert "image" not in page.evaluate(_BIAS_CELLS)["shipped"]  # tables, not images
+    table = t5_random_bucket_biases(32, 12, seed=BIAS_SEED)
+    for head in (5, 12, 2):
+        page.evaluate(SET_SLIDER_JS, ["Head h", head])
+        expected = t5_bias_matrix(table[:, head - 1], 128, 128).astype(np.float32)
+        page.wait_for_function(
+            f"() => Math.abs(({_BIAS_CELLS})().cells[1] - {float(expected.ravel()[1])}) < 1e-6",
+            timeout=5_000,
+        )
+        drawn = page.evaluate(_BIAS_CELLS)
+        assert drawn["shape"] == [128, 128]
+        np.testing.assert_allclose(np.reshape(drawn["cells"], (128, 128)), expected, rtol=1e-6)
+        limit = float(np.abs(table[:, head - 1]).max())
+        assert (drawn["low"], drawn["high"]) == pytest.approx((-limit, limit), rel=1e-6)
+    expect(page.get_by_text("Head 2 of 12").first).to_be_visible(timeout=5_000)
+    page.wait_for_url("**head=2*", timeout=10_000)
+    page.wait_for_timeout(500)
+    assert figure_data_events(frames) == []
+    assert errors == []
+
+
+def test_a_decoder_head_is_masked_in_the_browser(server, page: Page, errors):
+    """Causal: the browser's lookup draws the future keys grey (NaN) for every head."""
+    _open(page, f"{server['url']}?page=relative&mode=causal&bias_len=16")
+    table = t5_random_bucket_biases(32, 12, seed=BIAS_SEED)
+    page.evaluate(SET_SLIDER_JS, ["Head h", 4])
+    expected = t5_bias_matrix(table[:, 3], 16, 16, bidirectional=False)
+    expected[np.triu_indices(16, k=1)] = np.nan
+    page.wait_for_function(
+        f"() => Math.abs(({_BIAS_CELLS})().cells[16] - {float(expected[1, 0])}) < 1e-6",
+        timeout=5_000,
+    )
+    cells = np.array(
+        [np.nan if c is None else c for c in page.evaluate(_BIAS_CELLS)["cells"]], dtype=float
+    )
+    np.testing.assert_allclose(cells.reshape(16, 16), expected, rtol=1e-6)
     assert errors == []

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 from playwright.sync_api import Page, expect
 
-from .helpers import new_server_errors
+from positional_core.rope import rope_frequencies, rotation_angles
+
+from .helpers import SET_SLIDER_JS, figure_data_events, new_server_errors, record_frames
 
 # Screen position of a data point of R1 (the figure with the point-draw tool),
 # from the figure's own scales: where the browser really draws it.
@@ -136,4 +139,45 @@ def test_link_opens_that_state(server, page: Page, errors):
     expect(page.get_by_text("Some settings were changed")).to_be_visible()
     expect(page.get_by_text("pair='<b>abc' is not a number; ignored.")).to_be_visible()
     assert "Traceback" not in page.content()
+    assert errors == []
+
+
+# The rows R3's two choice marks draw now: the bold pair's angles and the ring.
+_CHOSEN = """
+() => {
+  const out = {};
+  for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+    if (typeof m.name !== 'string' || !m.name.startsWith('pe-choice:pair:')) continue;
+    const data = {};
+    for (const [k, v] of Object.entries(m.data)) data[k] = Array.from(v);
+    out['angle' in data ? 'angles' : 'ring'] = data;
+  }
+  return out;
+}
+"""
+
+
+def test_choosing_a_pair_draws_r3_in_the_browser_alone(server, page: Page, errors):
+    """The highlighted pair selects among rows the page shipped: R3's bold angles and
+    the ring round its wavelength follow in the browser, and no figure data comes back."""
+    frames = record_frames(page)
+    _open(page, f"{server['url']}?page=rope")
+    page.wait_for_timeout(500)
+    frames.clear()
+    theta = rope_frequencies(64, 10_000)  # the defaults: d = 64, base 10,000, Δ ≤ 256
+    for pair in (3, 20):
+        page.evaluate(SET_SLIDER_JS, ["Highlighted pair i (R3)", pair])
+        page.wait_for_function(
+            f"() => {{ const c = ({_CHOSEN.strip()})(); return c.ring && c.ring.pair[0] === {pair}"
+            f" && c.angles.pair.every((p) => p === {pair}); }}",
+            timeout=10_000,
+        )
+    chosen = page.evaluate(_CHOSEN)
+    expected = np.mod(rotation_angles(np.arange(257), theta[[20]])[:, 0], 2 * np.pi)
+    np.testing.assert_allclose(chosen["angles"]["angle"], expected, rtol=1e-6, atol=1e-5)
+    assert chosen["ring"]["wavelength"][0] == pytest.approx(2 * np.pi / theta[20], rel=1e-6)
+    expect(page.get_by_text("bold: pair 20")).to_be_visible(timeout=5_000)
+    page.wait_for_url(re.compile(r"[?&]pair=20(&|$)"), timeout=10_000)
+    page.wait_for_timeout(300)
+    assert figure_data_events(frames) == []
     assert errors == []

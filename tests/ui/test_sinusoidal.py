@@ -1,0 +1,162 @@
+"""Sinusoidal & learned in a real browser: position t is selected in the browser.
+
+Moving t redraws every mark of t (S1's and S4's outlines, S2's hands, S3's
+curve and marks) from the candidates the page shipped, with no figure data
+coming back from the server: only the small messages for the readouts and
+the address. The zoom of the tall tables is tests/ui/test_large_tables.py's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from playwright.sync_api import Page, expect
+
+from positional_core.sinusoidal import sinusoidal_code
+
+from .helpers import (
+    SET_RELEASED_JS,
+    SET_SLIDER_JS,
+    PageWatch,
+    figure_data_events,
+    open_recording,
+)
+
+_PEAK = """
+() => {
+  const doc = Bokeh.documents[0];
+  return [...doc.all_models]
+    .filter(m => typeof m.name === 'string' && m.name.startsWith('pe-choice:t:')
+                 && 'dot' in m.data && m.data.s.length === 1)
+    .map(m => Array.from(m.data.s)[0]);
+}
+"""
+
+
+def _only_readouts_came_back(
+    page: Page, frames: list[str], watch: PageWatch, readout: str, query: str
+) -> None:
+    """The server heard of the last value (its readout and the address follow) but
+    sent no figure data, and the page logged no error."""
+    expect(page.get_by_text(readout).first).to_be_visible(timeout=5_000)
+    page.wait_for_function(f"() => location.search.includes({query!r})", timeout=5_000)
+    page.wait_for_timeout(500)
+    assert figure_data_events(frames) == []
+    assert not watch.errors
+
+
+def test_moving_t_redraws_in_the_browser_without_server_data(server, page: Page):
+    watch, frames = open_recording(page, f"{server['url']}?page=sinusoidal", 4)
+    assert page.evaluate(_PEAK) == [10]
+    for t in (11, 25, 33):
+        page.evaluate(SET_SLIDER_JS, ["Position t", t])
+        page.wait_for_function(f"() => ({_PEAK})().every(s => s === {t})", timeout=5_000)
+    _only_readouts_came_back(page, frames, watch, "for t = 33, k = 3", "t=33")
+
+
+_HANDS = """
+() => {
+  const doc = Bokeh.documents[0];
+  const source = [...doc.all_models].find(
+    m => typeof m.name === 'string' && m.name.startsWith('pe-choice:t:') && 'omega' in m.data);
+  return {sin: Array.from(source.data.sin), keys: new Set(source.tags[0].data.__key).size};
+}
+"""
+
+
+def test_after_n_grows_the_browser_selects_the_new_positions(server, page: Page):
+    """n is a control of the marks' frames: the candidates the browser holds
+    grow with it, and a t past the old n is drawn in the browser, right."""
+    watch, frames = open_recording(page, f"{server['url']}?page=sinusoidal", 4)
+    assert page.evaluate(_HANDS)["keys"] == 64
+    page.evaluate(SET_RELEASED_JS, ["Number of positions n", 100])
+    page.wait_for_function(f"() => ({_HANDS})().keys === 100", timeout=10_000)
+    page.wait_for_timeout(300)
+    frames.clear()
+    page.evaluate(SET_SLIDER_JS, ["Position t", 90])
+    page.wait_for_function(f"() => ({_PEAK})().every(s => s === 90)", timeout=5_000)
+    np.testing.assert_allclose(
+        page.evaluate(_HANDS)["sin"], sinusoidal_code(90, 64)[0::2], rtol=1e-6, atol=1e-6
+    )
+    _only_readouts_came_back(page, frames, watch, "for t = 90, k = 3", "t=90")
+
+
+_COUNT_PAINTS = """
+() => {
+  // Count each figure's full-canvas and overlay-only paints from here on.
+  const Plot = Bokeh.Models.get('Plot');
+  let proto = Plot.prototype.default_view.prototype;
+  while (proto && !Object.prototype.hasOwnProperty.call(proto, '_paint_primary')) {
+    proto = Object.getPrototypeOf(proto);
+  }
+  const counts = window.__pePaints = {primary: {}, overlays: {}};
+  if (proto.__peCounted) return;
+  for (const [name, key] of [['_paint_primary', 'primary'], ['_paint_overlays', 'overlays']]) {
+    const original = proto[name];
+    proto[name] = function (...args) {
+      const table = window.__pePaints[key];
+      table[this.model.id] = (table[this.model.id] || 0) + 1;
+      return original.apply(this, args);
+    };
+  }
+  proto.__peCounted = true;
+}
+"""
+
+_CLIPS = """
+() => {
+  const view = Bokeh.Models.get('GlyphRenderer').prototype.default_view.prototype;
+  const getter = Object.getOwnPropertyDescriptor(view, 'needs_clip').get;
+  return [getter.call({model: {level: 'overlay'}}), getter.call({model: {level: 'glyph'}})];
+}
+"""
+
+
+_FIGURES = """
+() => [...Bokeh.documents[0].all_models]
+  .filter(m => m instanceof Bokeh.Models.get('Plot'))
+  .map(m => m.id)
+"""
+
+_CLOCK_BAR = """
+() => {
+  // S2's colour bar (the one whose mapper colours line segments) as drawn.
+  const doc = Bokeh.documents[0];
+  const plot = [...doc.all_models].find(
+    m => Array.isArray(m.renderers)
+         && m.renderers.some(r => r.glyph && r.glyph.type === 'Segment'));
+  const bar = plot.right.find(r => r.type === 'ColorBar');
+  const view = Bokeh.index.find_one(bar);
+  return {plot: plot.id, high: bar.color_mapper.high, axis_end: view._major_range.end,
+          colors: bar.color_mapper.palette.length};
+}
+"""
+
+
+def test_moving_t_repaints_only_the_overlay_layer_of_every_figure(server, page: Page):
+    """Everything t moves on Sinusoidal sits on Bokeh's overlay level: S1's and
+    S4's outlines, S2's hands, S3's curve and marks. Moving t redraws only that
+    layer of each figure, never the images, axes or colour bars under it. S2's
+    colour bar would otherwise relay out its figure on every new set of hands
+    (app/static/overlay.js keeps it still while what it shows is unchanged),
+    and still follows a real change (d changes the number of pairs)."""
+    watch, _ = open_recording(page, f"{server['url']}?page=sinusoidal", 4)
+    figures = page.evaluate(_FIGURES)
+    assert len(figures) == 4
+    page.evaluate(_COUNT_PAINTS)
+    for t in (21, 22):  # the first change after the page loads included
+        page.evaluate(SET_SLIDER_JS, ["Position t", t])
+        page.wait_for_function(f"() => ({_PEAK})().every(s => s === {t})", timeout=5_000)
+    page.wait_for_timeout(800)
+    paints = page.evaluate("() => window.__pePaints")
+    for plot in figures:
+        assert paints["overlays"].get(plot, 0) >= 1, paints
+        assert paints["primary"].get(plot, 0) == 0, paints
+    assert page.evaluate(_CLIPS) == [True, False]  # overlay glyphs clipped to the frame
+    bar = page.evaluate(_CLOCK_BAR)
+    assert (bar["high"], bar["axis_end"], bar["colors"]) == (31, 31, 32)  # d = 64: 32 pairs
+    page.evaluate(SET_RELEASED_JS, ["Dimension d", 16])
+    page.wait_for_function(f"() => ({_CLOCK_BAR})().axis_end === 7", timeout=10_000)
+    bar = page.evaluate(_CLOCK_BAR)
+    assert (bar["high"], bar["colors"]) == (7, 8)
+    assert page.evaluate("() => window.__pePaints")["primary"].get(bar["plot"], 0) >= 1
+    assert not watch.errors
