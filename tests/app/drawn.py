@@ -6,6 +6,7 @@ import asyncio
 import math
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -180,9 +181,29 @@ def record_events(doc: Document, into: list) -> list:
 
 def on_a_loop(work: Callable[[], None]) -> None:
     """Run ``work`` on a running event loop, as a served session's callbacks run:
-    HoloViews answers a change of a figure's range by scheduling a task on it."""
+    HoloViews answers some changes (a figure's range, R1's drawn tips) by
+    scheduling a task on it.
 
-    async def run() -> None:
-        work()
+    The loop runs in a thread of its own, since this thread may already run one
+    (the browser tests' Playwright keeps its loop here); the documents this
+    thread owns (:func:`record_events`) are handed to that thread meanwhile.
+    """
+    here = threading.get_ident()
+    owned = [doc for doc, owner in list(pn.state._thread_id_.items()) if owner == here]
 
-    asyncio.run(run())
+    def run() -> None:
+        for doc in owned:
+            pn.state._thread_id_[doc] = threading.get_ident()
+
+        async def body() -> None:
+            work()
+            await asyncio.sleep(0)
+
+        asyncio.run(body())
+
+    try:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pool.submit(run).result()
+    finally:
+        for doc in owned:
+            pn.state._thread_id_[doc] = here

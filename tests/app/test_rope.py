@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -33,7 +32,7 @@ from positional_core.rope import (
     wavelengths,
 )
 
-from .drawn import record_events, rendered
+from .drawn import on_a_loop, record_events, rendered
 
 #: Rows the score log keeps.
 LOG_ROWS = 50
@@ -113,16 +112,12 @@ def _drag(page, doc, q, k) -> None:
 
 
 def in_loop(test: Callable[..., None]) -> Callable[..., None]:
-    """Run the test in an event loop: a change of R1's tips from the server has
+    """Run the test on an event loop: a change of R1's tips from the server has
     HoloViews' point-draw callback schedule a task, as in a session."""
 
     @functools.wraps(test)
     def run(*args: Any, **kwargs: Any) -> None:
-        async def body() -> None:
-            test(*args, **kwargs)
-            await asyncio.sleep(0)
-
-        asyncio.run(body())
+        on_a_loop(lambda: test(*args, **kwargs))
 
     return run
 
