@@ -15,7 +15,7 @@ from positional_core.stretch import StretchSchedule, angle_lines
 from ...chart import KEY, Chart, Choices, Frame, Mark
 from ...look import OKABE_ITO, legend_outside, plot_opts, text_color
 from ...numbers import readable
-from .shared import FREQUENCY, METHOD_COLORS, SELECTED_ENTRY_CSS, SHORT
+from .shared import FREQUENCY, METHODS, SELECTED_ENTRY_CSS, SERVED
 
 _POS = hv.Dimension("position", label="position p (tokens)")
 _ANGLE = hv.Dimension("angle", label="angle (rad)")
@@ -52,8 +52,10 @@ class _PairRows:
         self.edge = sch.trained_edge
         highest = np.max([line.angles.max(axis=1) for line in self.lines.values()], axis=0)
         self.top = np.maximum(self.edge, highest)
-        self.served = s.method in ("dynamic", "longrope") and self.S not in (self.L, self.T)
-        self.names = {m: SHORT[m] + (" (selected)" if m == s.method else "") for m in self.lines}
+        self.served = s.method in SERVED and self.S not in (self.L, self.T)
+        self.names = {
+            m: METHODS[m].short + (" (selected)" if m == s.method else "") for m in self.lines
+        }
 
     def curve(self, method: str, pairs: np.ndarray) -> dict[str, Any]:
         line = self.lines[method]
@@ -80,7 +82,7 @@ class _PairRows:
         return {
             "position": np.tile([line.positions[-1] for line in lines], len(pairs)),
             "angle": np.stack([line.angles[pairs, -1] for line in lines], axis=1).ravel(),
-            "method": np.tile([SHORT[m] for m in self.lines], len(pairs)),
+            "method": np.tile([METHODS[m].short for m in self.lines], len(pairs)),
             "times_edge": np.stack([line.excess[pairs] for line in lines], axis=1).ravel(),
             KEY: np.repeat(pairs, len(lines)),
         }
@@ -147,7 +149,7 @@ class Band(Chart):
             },
         ),
         **{
-            f"reference_{m}": _curve(color=METHOD_COLORS[m], line_width=1.5, line_dash="dashed")
+            f"reference_{m}": _curve(color=METHODS[m].color, line_width=1.5, line_dash="dashed")
             for m in _REFERENCE
         },
         # Its colour and legend entry name the method (the frame's props and labels).
@@ -205,25 +207,27 @@ class Band(Chart):
             texts=choice(rows.texts),
             x=(0, s.target_len * 1.02),
             labels={
-                **{f"reference_{m}": SHORT[m] for m in _REFERENCE},
-                "selected": f"{SHORT[method]} (selected)",
+                **{f"reference_{m}": METHODS[m].short for m in _REFERENCE},
+                "selected": f"{METHODS[method].short} (selected)",
             },
-            props={"selected": {"line_color": METHOD_COLORS[method]}},
+            props={"selected": {"line_color": METHODS[method].color}},
         )
 
     def readout(self, p: Any) -> str:
         sch = p.schedule(figures=True)
         i = min(p.pair, sch.n_pairs - 1)
         theta, edge, turns = sch.theta[i], sch.trained_edge[i], sch.trained_turns[i]
-        text = (
-            f"Pair {i}: θ = {readable(theta)} rad per token; in training it reached "
-            f"θL = {readable(edge)} rad ({readable(100 * turns, 3)} % of a turn). "
-            if turns < 1
-            else f"Pair {i}: θ = {readable(theta)} rad per token; it turns "
-            f"{readable(turns, 3)} times within L, so it has seen every angle. "
-        )
+        text = f"Pair {i}: θ = {readable(theta)} rad per token; "
+        if turns < 1:
+            text += (
+                f"in training it reached θL = {readable(edge)} rad "
+                f"({readable(100 * turns, 3)} % of a turn). "
+            )
+        else:
+            text += f"it turns {readable(turns, 3)} times within L, so it has seen every angle. "
         parts = [
-            f"{SHORT[m]} {readable(line.angles[i, -1])} rad ({readable(line.excess[i], 3)}×)"
+            f"{METHODS[m].short} {readable(line.angles[i, -1])} rad "
+            f"({readable(line.excess[i], 3)}×)"
             for m, line in angle_lines(sch).items()
         ]
         return text + f"At L′ = {sch.settings.target_len:,}: " + "; ".join(parts) + "."

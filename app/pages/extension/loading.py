@@ -4,6 +4,7 @@ preset watcher's own reactions held back (``_quietly``)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -12,12 +13,13 @@ from positional_core.hf_config import ConfigError, NoRopeError
 from ...urlstate import coerce_value, normalise_query, read_query
 from . import models
 from .models import CUSTOM
-from .shared import MAX_TARGET
+from .shared import METHODS, in_reach
 
-__all__ = ["LONGROPE_STATE", "ModelLoading"]
+__all__ = ["ModelLoading"]
 
-#: The state a LongRoPE config brings besides the controls.
-LONGROPE_STATE = ("longrope_short", "longrope_long", "longrope_pairs", "longrope_source")
+
+def _same(now: Any, then: Any) -> bool:
+    return now == then or (isinstance(then, float) and math.isclose(now, then, rel_tol=1e-12))
 
 
 class ModelLoading:
@@ -25,63 +27,47 @@ class ModelLoading:
 
     def _set(self, values: Mapping[str, Any], extra: Mapping[str, Any]) -> None:
         """The controls (and LongRoPE's lists) in one update; then the model shown."""
-        lists = {k: v for k, v in extra.items() if k in LONGROPE_STATE}
         with self._quietly():
-            self._apply({**values, **lists})
-        rest = {k: v for k, v in extra.items() if k not in LONGROPE_STATE}
-        if rest:
-            self.param.update(rest)
+            self._apply(values)
+        if extra:
+            self.param.update(extra)
 
     # ------------------------------------------------------- models (E4)
     def _preset_state(
         self, name: str, values: dict[str, Any]
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """(controls, other state) that show preset ``name`` over ``values``."""
-        if name == CUSTOM:
-            return values, {"model": None, "loaded": None, "config_warnings": []}
-        card = models.preset_card(name)
-        if card.info is None:
+        card = None if name == CUSTOM else models.preset_card(name)
+        if card is None or card.info is None:
             return values, {"model": card, "loaded": None, "config_warnings": []}
         return self._filled(card, values)
 
     def _filled(self, card: models.ModelCard, values: dict[str, Any]) -> tuple[dict, dict]:
-        assert card.info is not None
         filled, notes = models.preset_values(
-            card.info, values, lambda name: type(self).param[name].bounds
+            card, values, lambda name: type(self).param[name].bounds
         )
-        extra: dict[str, Any] = {}
-        if filled["method"] == "longrope":
-            p = card.info.params
-            extra.update(
-                longrope_short=tuple(p["short_factor"]),
-                longrope_long=tuple(p["long_factor"]),
-                longrope_pairs=len(p["short_factor"]),
-                longrope_source=card.label,
-            )
         fixed, rule_notes = self.constrain(filled)
         loaded = {k: fixed[k] for k in self.control_names() if k != "preset"}
-        return fixed, {
-            **extra,
-            "model": card,
-            "loaded": loaded,
-            "config_warnings": notes + rule_notes,
-        }
+        return fixed, {"model": card, "loaded": loaded, "config_warnings": notes + rule_notes}
 
-    def _load_preset(self, fill: bool = True) -> None:
-        """Show the selected preset; with ``fill``, set every control from it."""
+    def reload_preset(self, fill: bool = True) -> None:
+        """Show the selected preset; with ``fill``, set every control from it (again,
+        after edits)."""
         values, extra = self._preset_state(self.preset, self._state())
         if fill:
             self._set(values, extra)
         else:
-            self.param.update({k: v for k, v in extra.items() if k not in LONGROPE_STATE})
-
-    def reload_preset(self) -> None:
-        """Fill the controls from the selected preset again (after edits)."""
-        self._load_preset()
+            self.param.update(extra)
 
     def changed_since_load(self) -> list[tuple[str, Any, Any]]:
         """Controls that differ from the loaded model's values: (name, now, model)."""
-        return models.changed_since_load(self._state(), self.loaded)
+        if not self.loaded:
+            return []
+        names = dict.fromkeys(("d", "base", "trained_len", "target_len", "factor", "method"))
+        for method in (self.method, self.loaded["method"]):
+            names.update(dict.fromkeys(METHODS[method].controls))
+        now, then = self._state(), self.loaded
+        return [(name, now[name], then[name]) for name in names if not _same(now[name], then[name])]
 
     def apply_config(
         self, text: str | bytes, label: str = "pasted config", source: str = "pasted"
@@ -93,11 +79,9 @@ class ModelLoading:
         """
         try:
             card = models.read_card(text, label, source)
-        except NoRopeError as error:
-            self.param.update(config_errors=[str(error)], config_link=error)
-            return False
         except ConfigError as error:
-            self.param.update(config_errors=[str(error)], config_link=None)
+            link = error if isinstance(error, NoRopeError) else None
+            self.param.update(config_errors=[str(error)], config_link=link)
             return False
         self.param.update(config_errors=[], config_link=None)
         self._set(*self._filled(card, {**self._state(), "preset": CUSTOM}))
@@ -146,12 +130,12 @@ class ModelLoading:
         factor = read("factor") if "factor" in rest else None
         target = read("target_len") if "target_len" in rest else None
         if factor is not None and "target_len" not in rest:
-            target = min(max(round(factor * trained), trained), MAX_TARGET)
+            target = in_reach(round(factor * trained), trained)
             rest["target_len"] = str(target)
         elif target is not None and "factor" not in rest:
-            target = min(max(target, trained), MAX_TARGET)
-            rest["factor"] = repr(min(max(target / trained, 1.0), MAX_TARGET / trained))
+            target = in_reach(target, trained)
+            rest["factor"] = repr(target / trained)
         on_target = values["served_len"] == values["target_len"]
         if target is not None and "served_len" not in rest and on_target:
-            rest["served_len"] = str(min(max(target, trained), MAX_TARGET))
+            rest["served_len"] = str(in_reach(target, trained))
         return rest

@@ -1,4 +1,5 @@
-"""E3 · What the method does to each pair: the slow-down θᵢ/θ′ᵢ, and the method's numbers."""
+"""E3 · What the method does to each pair: the slow-down θᵢ/θ′ᵢ, the method's numbers,
+and YaRN's ramp (how far each pair is interpolated, shown with the YaRN method)."""
 
 from __future__ import annotations
 
@@ -8,20 +9,13 @@ import holoviews as hv
 import numpy as np
 import panel as pn
 
+from positional_core.rope_scaling import yarn_correction_range, yarn_ramp
+
 from ...cards import formula_pane
 from ...chart import Chart, Frame, Mark
 from ...look import OKABE_ITO, escape_text, legend_outside, log_ticks, plot_opts
 from ...numbers import readable
-from .shared import (
-    ATTENTION,
-    FREQUENCY,
-    METHOD_COLORS,
-    PAIR,
-    SELECTED_ENTRY_CSS,
-    SHORT,
-    rows_html,
-    sci_hover,
-)
+from .shared import ATTENTION, FREQUENCY, METHODS, PAIR, SELECTED_ENTRY_CSS, rows_html, sci_hover
 
 #: Llama 3's bands: name shown, colour.
 BANDS = {
@@ -30,6 +24,9 @@ BANDS = {
     "low": ("low (÷ factor)", OKABE_ITO["vermillion"]),
 }
 
+_RAMP_FORMULA = (
+    r"r_i = \mathrm{clip}\!\left(\frac{i - \mathrm{lo}}{\mathrm{hi} - \mathrm{lo}}, 0, 1\right)"
+)
 METHOD_FORMULAS = {
     "default": r"$$\theta'_i = \theta_i = b^{-2i/d}$$",
     "linear": (
@@ -43,9 +40,8 @@ METHOD_FORMULAS = {
     ),
     "yarn": (
         r"$$\begin{gathered}\theta'_i = (1 - r_i)\,\theta_i + r_i\,\frac{\theta_i}{s},\quad "
-        r"r_i = \mathrm{clip}\!\left(\frac{i - \mathrm{lo}}{\mathrm{hi} - \mathrm{lo}}, "
-        r"0, 1\right) \\"
-        r"\text{attention factor} = 0.1\ln s + 1\end{gathered}$$"
+        + _RAMP_FORMULA
+        + r" \\\text{attention factor} = 0.1\ln s + 1\end{gathered}$$"
     ),
     "llama3": (
         r"$$\begin{gathered}\theta'_i = \theta_i \ \text{ if } \lambda_i < L/h,\qquad "
@@ -60,6 +56,10 @@ METHOD_FORMULAS = {
     ),
 }
 
+_REFERENCE = ("linear", "ntk")
+_NTK_ROW = "NTK-aware base b·s<sup>d/(d−2)</sup>"
+_OUT_ROW = "Pairs out of band at L′: no scaling → this method"
+_RAMP = hv.Dimension("ramp", label="ramp rᵢ")
 _SLOW = hv.Dimension("slowdown", label="slow-down θᵢ / θ′ᵢ (log scale)")
 _TOOLTIPS = [
     ("pair i", "@pair"),
@@ -93,10 +93,10 @@ class Methods(Chart):
             ("x0", "x1"),
             style={"color": OKABE_ITO["orange"], "fill_alpha": 0.15, "line_alpha": 0},
         ),
-        "reference_linear": _curve(
-            color=METHOD_COLORS["linear"], line_width=1.5, line_dash="dashed"
-        ),
-        "reference_ntk": _curve(color=METHOD_COLORS["ntk"], line_width=1.5, line_dash="dashed"),
+        **{
+            f"reference_{m}": _curve(color=METHODS[m].color, line_width=1.5, line_dash="dashed")
+            for m in _REFERENCE
+        },
         # Its colour and legend entry name the method (the frame's props and labels).
         "selected": _curve(line_width=3),
         # Each dot in its Llama 3 band's colour, or else the method's.
@@ -129,7 +129,7 @@ class Methods(Chart):
             band = np.array([BANDS[b][0] for b in sch.bands])
             tint = np.array([BANDS[b][1] for b in sch.bands])
         else:
-            band, tint = np.full(n, "—"), np.full(n, METHOD_COLORS[s.method])
+            band, tint = np.full(n, "—"), np.full(n, METHODS[s.method].color)
         span = {"x0": np.zeros(0), "x1": np.zeros(0)}
         if sch.yarn_range is not None:
             low, high = sch.yarn_range[0], min(sch.yarn_range[1], n - 1)
@@ -154,80 +154,85 @@ class Methods(Chart):
             y=y,
             y_ticks=log_ticks(*y),
             labels={
-                "reference_linear": SHORT["linear"],
-                "reference_ntk": SHORT["ntk"],
-                "selected": f"{SHORT[s.method]} (selected)",
+                **{f"reference_{m}": METHODS[m].short for m in _REFERENCE},
+                "selected": f"{METHODS[s.method].short} (selected)",
             },
-            props={"selected": {"line_color": METHOD_COLORS[s.method]}},
+            props={"selected": {"line_color": METHODS[s.method].color}},
         )
 
     def readout(self, p: Any) -> str:
         sch = p.schedule()
         s, n, counts = sch.settings, sch.n_pairs, sch.counts
         L, T = s.trained_len, s.target_len
+        rows = {}
         if sch.factor_is_ratio:
-            stretch = ("Stretch factor s = L′/L", f"{T:,} / {L:,} = <b>{readable(s.factor)}</b>")
+            rows["Stretch factor s = L′/L"] = f"{T:,} / {L:,} = <b>{readable(s.factor)}</b>"
         else:
-            stretch = (
-                "Stretch factor s (the config's factor); L′/L",
-                f"<b>{readable(s.factor)}</b>; {T:,} / {L:,} = <b>{readable(sch.length_ratio)}</b>",
+            rows["Stretch factor s (the config's factor); L′/L"] = (
+                f"<b>{readable(s.factor)}</b>; {T:,} / {L:,} = <b>{readable(sch.length_ratio)}</b>"
             )
-        rows = [
-            stretch,
-            ("NTK-aware base b·s<sup>d/(d−2)</sup>", f"<b>{round(sch.ntk_base):,}</b>"),
-            (
-                "Pairs out of band at L′: no scaling → this method",
-                f"<b>{counts['none']}</b> → <b>{counts['method']}</b> of {n}",
-            ),
-            ("… with interpolation / NTK-aware", f"{counts['linear']} / {counts['ntk']} of {n}"),
-            (
-                "Fastest pair's angle per token θ₀ → θ′₀",
-                f"{readable(sch.theta[0])} → <b>{readable(sch.scaled[0])}</b> rad",
-            ),
-            ("Slowest pair slowed by", f"{readable(sch.slowest_slowdown)}×"),
-            ("Attention factor", f"<b>{readable(sch.attention_factor, 6)}</b>"),
-        ]
-        highlight = {1, 2} if s.method == "ntk" else {2}
+        rows[_NTK_ROW] = f"<b>{round(sch.ntk_base):,}</b>"
+        highlight = {_OUT_ROW, _NTK_ROW} if s.method == "ntk" else {_OUT_ROW}
         if s.method == "dynamic":
-            base = f"<b>{round(sch.dynamic_base):,}</b>"
-            rows.insert(2, (f"Dynamic NTK base at S = {s.served_len:,}", base))
-            highlight = {2, 3}
-        rows += self._method_rows(p, sch)
-        return rows_html(rows, highlight)
-
-    @staticmethod
-    def _method_rows(p: Any, sch: Any) -> list[tuple[str, str]]:
-        """The rows only YaRN, Llama 3 and LongRoPE have."""
-        s, rows = sch.settings, []
+            dynamic = f"Dynamic NTK base at S = {s.served_len:,}"
+            rows[dynamic] = f"<b>{round(sch.dynamic_base):,}</b>"
+            highlight.add(dynamic)
+        rows[_OUT_ROW] = f"<b>{counts['none']}</b> → <b>{counts['method']}</b> of {n}"
+        rows["… with interpolation / NTK-aware"] = f"{counts['linear']} / {counts['ntk']} of {n}"
+        rows["Fastest pair's angle per token θ₀ → θ′₀"] = (
+            f"{readable(sch.theta[0])} → <b>{readable(sch.scaled[0])}</b> rad"
+        )
+        rows["Slowest pair slowed by"] = f"{readable(sch.slowest_slowdown)}×"
+        rows["Attention factor"] = f"<b>{readable(sch.attention_factor, 6)}</b>"
         if sch.yarn_range is not None:
-            low, high = sch.yarn_range
-            rows.append(
-                (
-                    "YaRN ramp (pairs below keep speed, above ÷ s)",
-                    f"<b>{readable(low)}</b> … <b>{readable(high)}</b>",
-                )
-            )
+            low, high = (readable(end) for end in sch.yarn_range)
+            rows["YaRN ramp (pairs below keep speed, above ÷ s)"] = f"<b>{low}</b> … <b>{high}</b>"
         if sch.band_counts is not None:
             b, (short, long) = sch.band_counts, sch.band_limits
-            rows.append(
-                (
-                    "Llama 3 bands: unchanged / blended / ÷ s",
-                    f"<b>{b['high']}</b> / <b>{b['medium']}</b> / <b>{b['low']}</b> pairs "
-                    f"(wavelength &lt; {readable(short)}, &gt; {readable(long)})",
-                )
+            rows["Llama 3 bands: unchanged / blended / ÷ s"] = (
+                f"<b>{b['high']}</b> / <b>{b['medium']}</b> / <b>{b['low']}</b> pairs "
+                f"(wavelength &lt; {readable(short)}, &gt; {readable(long)})"
             )
         if s.method == "longrope":
             which = sch.longrope_list
-            rows.append(
-                (
-                    "LongRoPE factors in use",
-                    f"<b>{which}</b> (S = {s.served_len:,} "
-                    f"{'&gt;' if which == 'long' else '≤'} L) "
-                    f"from {escape_text(p.longrope_source, 60)}",
-                )
+            rows["LongRoPE factors in use"] = (
+                f"<b>{which}</b> (S = {s.served_len:,} {'&gt;' if which == 'long' else '≤'} L) "
+                f"from {escape_text(p.longrope_source, 60)}"
             )
-        return rows
+        return rows_html(rows, highlight)
 
     def extras(self, p: Any) -> list[Any]:
         formula = pn.bind(METHOD_FORMULAS.get, p.param.method)
         return [formula_pane(formula, margin=(0, 10))]
+
+
+class Ramp(Chart):
+    title = "E3 · YaRN's ramp"
+    caption = (
+        "YaRN's ramp r<sub>i</sub>: 0 keeps pair i, 1 divides it by s. Pairs that turn "
+        "more than beta_fast times within L keep their speed, pairs that turn fewer "
+        "than beta_slow times are divided by s, and the pairs between are blended."
+    )
+    formula = f"$${_RAMP_FORMULA}$$"
+    depends = ("d", "base", "trained_len", "beta_fast", "beta_slow", "truncate")
+    marks = {  # noqa: RUF012
+        "ramp": Mark(
+            hv.Curve,
+            (PAIR,),
+            (_RAMP,),
+            style={"color": OKABE_ITO["orange"], "line_width": 2.5, "tools": ["hover"]},
+        ),
+    }
+    options = plot_opts(height=170, ylim=(-0.05, 1.05))
+
+    def frame(self, p: Any) -> Frame:
+        low, high = yarn_correction_range(
+            p.base,
+            p.d,
+            original_max_position_embeddings=p.trained_len,
+            beta_fast=p.beta_fast,
+            beta_slow=p.beta_slow,
+            truncate=p.truncate,
+        )
+        n = p.d // 2
+        return Frame(ramp={"pair": np.arange(n), "ramp": yarn_ramp(low, high, n)}, x=(-1, n))

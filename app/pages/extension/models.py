@@ -9,7 +9,6 @@ is shown as escaped text, never as HTML.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +27,7 @@ from positional_core.presets import MODEL_CONFIG_NAMES, model_config
 from ...cards import notice_html, notice_pane
 from ...look import escape_text
 from ...numbers import readable
-from .shared import MAX_TARGET, METHOD_CONTROLS, METHOD_LABELS, rows_html
+from .shared import MAX_TARGET, METHODS, rows_html
 
 __all__ = ["CUSTOM", "PRESET_LABELS", "ModelCard", "e4_card", "preset_card", "preset_values"]
 
@@ -75,8 +74,9 @@ LONGROPE_LONG: tuple[float, ...] = tuple(_LONGROPE_INFO.params["long_factor"])
 
 #: Longest config text shown in the page (the core accepts up to 256 KB).
 _SHOWN_CONFIG_CHARS = 12_000
-_TABLE_CSS = ".muted { opacity: 0.8; }"
-_PRE_CSS = """
+_E4_CSS = """
+.muted { opacity: 0.8; }
+.caption { font-size: 0.9em; line-height: 1.4; margin: 0; }
 pre.config { max-height: 320px; overflow: auto; white-space: pre-wrap; word-break: break-all;
   font-size: 0.85em; line-height: 1.35; margin: 0; padding: 6px 8px; border-radius: 4px;
   background: rgba(128, 128, 128, 0.12); }
@@ -111,10 +111,12 @@ def read_card(text: str | bytes, label: str, source: str) -> ModelCard:
 
 
 def preset_values(
-    info: RopeModelInfo, values: Mapping[str, Any], bounds: Callable[[str], tuple[Any, Any]]
+    card: ModelCard, values: Mapping[str, Any], bounds: Callable[[str], tuple[Any, Any]]
 ) -> tuple[dict[str, Any], list[str]]:
-    """The control values that show ``info`` (clamped to the page's ``bounds``), with notes
-    for what the page cannot show exactly."""
+    """The control values (and LongRoPE's lists) that show the model of ``card``, clamped
+    to the page's ``bounds``, with notes for what the page cannot show exactly."""
+    info = card.info
+    assert info is not None
     p = info.params
     out = dict(values)
     notes: list[str] = []
@@ -163,7 +165,12 @@ def preset_values(
     )
     if info.rope_type == "longrope":
         if d == info.rotary_dim:
-            out["longrope_pairs"] = len(p["short_factor"])
+            out.update(
+                longrope_short=tuple(p["short_factor"]),
+                longrope_long=tuple(p["long_factor"]),
+                longrope_pairs=len(p["short_factor"]),
+                longrope_source=card.label,
+            )
         else:
             out["method"] = "default"
             notes.append(
@@ -184,28 +191,10 @@ def preset_values(
     return out, notes
 
 
-def changed_since_load(
-    values: Mapping[str, Any], loaded: Mapping[str, Any] | None
-) -> list[tuple[str, Any, Any]]:
-    """Controls that differ from the loaded model's values: (name, now, model)."""
-    if not loaded:
-        return []
-    names = ["d", "base", "trained_len", "target_len", "factor", "method"]
-    for method in (values["method"], loaded["method"]):
-        names += [n for n in METHOD_CONTROLS[method] if n not in names]
-    out = []
-    for name in names:
-        now, then = values[name], loaded[name]
-        same = now == then or (isinstance(then, float) and math.isclose(now, then, rel_tol=1e-12))
-        if not same:
-            out.append((name, now, then))
-    return out
-
-
 def _shown(name: str, value: Any) -> str:
     """A control's value as text (the method by its label)."""
     if name == "method":
-        return METHOD_LABELS.get(value, str(value))
+        return METHODS[value].label
     if isinstance(value, bool):
         return "on" if value else "off"
     return readable(value, 6)
@@ -241,46 +230,37 @@ def model_html(page: Any) -> str:
         return f"<p>{title}</p>" + no_rope_html(card.no_rope)
     info = card.info
     assert info is not None
-    trained_from = (
-        "original_max_position_embeddings"
-        if info.original_max_position_embeddings
-        else "max_position_embeddings"
-    )
+    trained_from = "max_position_embeddings"
+    if info.original_max_position_embeddings:
+        trained_from = "original_" + trained_from
     block = f" (from <code>{info.block_key}</code>)" if info.block_key else " (no scaling block)"
-    served = min(page.served_len, 2**24)
-    rows = [
-        ("model_type", escape_text(info.model_type, 40) if info.model_type else "—"),
-        ("head_dim", f"{info.head_dim:,}"),
-        (
-            "rotary dimensions",
-            f"{info.rotary_dim:,} ({info.n_pairs} pairs; partial_rotary_factor "
-            f"{readable(info.partial_rotary_factor)})",
+    rows = {
+        "model_type": escape_text(info.model_type, 40) if info.model_type else "—",
+        "head_dim": f"{info.head_dim:,}",
+        "rotary dimensions": (
+            f"{info.rotary_dim:,} ({info.n_pairs} pairs; "
+            f"partial_rotary_factor {readable(info.partial_rotary_factor)})"
         ),
-        ("rope_theta θ (base)", readable(info.base, 8)),
-        ("trained length L", f"{info.trained_len:,} <span class=muted>({trained_from})</span>"),
-        (
-            "maximum length",
-            f"{info.max_position_embeddings:,} <span class=muted>(max_position_embeddings)</span>",
+        "rope_theta θ (base)": readable(info.base, 8),
+        "trained length L": f"{info.trained_len:,} <span class=muted>({trained_from})</span>",
+        "maximum length": (
+            f"{info.max_position_embeddings:,} <span class=muted>(max_position_embeddings)</span>"
         ),
-        ("rope_type", f"<code>{info.rope_type}</code>{block}"),
-        ("factor", readable(info.factor, 6)),
-        (
-            f"attention factor at S = {page.served_len:,}",
-            readable(info.attention_factor(served), 6),
+        "rope_type": f"<code>{info.rope_type}</code>{block}",
+        "factor": readable(info.factor, 6),
+        f"attention factor at S = {page.served_len:,}": readable(
+            info.attention_factor(min(page.served_len, 2**24)), 6
         ),
-    ]
-    text = f"<p>{title}</p>" + rows_html(rows)
+    }
     labels = type(page).param
     differ = [
         f"{labels[k].label} {_shown(k, now)} (model: {_shown(k, then)})"
         for k, now, then in page.changed_since_load()
     ]
+    text = f"<p>{title}</p>" + rows_html(rows)
     if differ:
-        text += (
-            "<p class=muted>Changed since the model was loaded: "
-            + escape_text("; ".join(differ))
-            + ".</p>"
-        )
+        changed = escape_text("; ".join(differ))
+        text += f"<p class=muted>Changed since the model was loaded: {changed}.</p>"
     return text
 
 
@@ -342,48 +322,34 @@ def _paste_box(page: Any) -> pn.Column:
         pn.pane.Markdown("…or upload a `config.json` (256 KB at most):", margin=(8, 10, 0, 10)),
         upload,
         notice_pane(page.param.config_errors, kind="error", title="Config not loaded:"),
-        pn.pane.HTML(link, sizing_mode="stretch_width", margin=(0, 8)),
-        pn.pane.HTML(
+        _html(link, margin=(0, 8)),
+        _html(
             "<p class=caption>Both <code>rope_scaling</code> and <code>rope_parameters</code> "
             "are read; the head size from <code>head_dim</code> or hidden_size / "
             "num_attention_heads; <code>partial_rotary_factor</code> for partial rotary "
             "models. A pasted config fills every control (it is not part of the link; the "
-            "controls are).</p>",
-            stylesheets=[".caption { font-size: 0.9em; line-height: 1.4; margin: 0; }"],
-            sizing_mode="stretch_width",
+            "controls are).</p>"
         ),
         sizing_mode="stretch_width",
     )
+
+
+def _html(content: Any, **params: Any) -> pn.pane.HTML:
+    return pn.pane.HTML(content, stylesheets=[_E4_CSS], sizing_mode="stretch_width", **params)
 
 
 def e4_card(page: Any) -> pn.Card:
     """The card: the model's numbers and config beside the paste and upload box."""
     follows = [page.param[n] for n in ("model", "loaded", *page.control_names())]
-    numbers = pn.Column(
-        pn.pane.HTML(
-            pn.bind(lambda *_: model_html(page), *follows),
-            stylesheets=[_TABLE_CSS],
-            sizing_mode="stretch_width",
-        ),
+    model = pn.Column(
+        _html(pn.bind(lambda *_: model_html(page), *follows)),
         notice_pane(page.param.config_warnings, kind="warning", title="Shown approximately:"),
-        sizing_mode="stretch_width",
-    )
-    shown = pn.Column(
         pn.pane.Markdown("**The config** (as read; text only)", margin=(4, 10, 0, 10)),
-        pn.pane.HTML(
-            pn.bind(config_html, page.param.model),
-            stylesheets=[_PRE_CSS],
-            sizing_mode="stretch_width",
-        ),
+        _html(pn.bind(config_html, page.param.model)),
         sizing_mode="stretch_width",
     )
     return pn.Card(
-        pn.GridBox(
-            pn.Column(numbers, shown, sizing_mode="stretch_width"),
-            _paste_box(page),
-            ncols=2,
-            sizing_mode="stretch_width",
-        ),
+        pn.GridBox(model, _paste_box(page), ncols=2, sizing_mode="stretch_width"),
         title="E4 · Real models: the config, its numbers, and your own config.json",
         collapsible=False,
         sizing_mode="stretch_width",

@@ -16,7 +16,8 @@ on L = 8,192 but 131,072 positions), so presets and links set them separately.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
+from functools import lru_cache
 from typing import Any, ClassVar
 
 import panel as pn
@@ -29,34 +30,20 @@ from ...widgets import LogSlider
 from . import models
 from .band import Band
 from .loading import ModelLoading
-from .methods import Methods
+from .methods import Methods, Ramp
 from .models import CUSTOM, LONGROPE_SHORT
 from .params import ExtensionControls
-from .ramp import Ramp
 from .schedule import Schedule
-from .shared import MAX_TARGET, METHOD_CONTROLS, Schedules, settings_of
+from .shared import MAX_TARGET, METHODS, SERVED, in_reach, schedule_of, settings_of
 
 __all__ = ["ExtensionPage"]
 
 #: Every control the rules look after (the preset loads a model instead).
-_RULED = (
-    "d",
-    "base",
-    "trained_len",
-    "target_len",
-    "factor",
-    "method",
-    "served_len",
-    "beta_fast",
-    "beta_slow",
-    "mscale",
-    "mscale_all_dim",
-    "truncate",
-    "attention_factor",
-    "low_freq_factor",
-    "high_freq_factor",
-    "pair",
-)
+_RULED = [
+    name
+    for name, p in ExtensionControls.param.objects().items()
+    if p.precedence is None and name not in ("name", "preset")
+]
 
 
 class ExtensionPage(ModelLoading, ExtensionControls, Page):
@@ -79,24 +66,25 @@ class ExtensionPage(ModelLoading, ExtensionControls, Page):
     }
 
     def __init__(self, **params: Any) -> None:
-        self._schedules = Schedules()
+        #: The last few schedules, by settings (every figure and readout asks).
+        self._schedules = lru_cache(maxsize=4)(schedule_of)
         self._busy = False
         #: The controls as the rules last left them (what a change moved is compared to it).
         self._settled: dict[str, Any] | None = None
         self._rule_notes: list[str] = []
         super().__init__(**params)
         self._settled = self._state()
-        self._load_preset(fill="preset" in params)
+        self.reload_preset(fill="preset" in params)
 
     # --------------------------------------------------------------- the data
     def schedule(self, *, figures: bool = False) -> StretchSchedule:
         """The core's schedule of the current state (``figures``: without the knobs that
         only move the attention factor)."""
-        return self._schedules.get(settings_of(self, figures=figures))[0]
+        return self._schedules(settings_of(self, figures=figures))[0]
 
     def schedule_note(self, *, figures: bool = False) -> str:
         """Why the schedule shows no scaling although a method is selected ("" if it does not)."""
-        return self._schedules.get(settings_of(self, figures=figures))[1]
+        return self._schedules(settings_of(self, figures=figures))[1]
 
     # ------------------------------------------------------------------ rules
     def _state(self) -> dict[str, Any]:
@@ -106,11 +94,10 @@ class ExtensionPage(ModelLoading, ExtensionControls, Page):
     @classmethod
     def dynamic_bounds(cls, values: Mapping[str, Any]) -> dict[str, tuple[Any, Any]]:
         L = values["trained_len"]
-        target = min(max(values["target_len"], L), MAX_TARGET)
         return {
             "target_len": (L, MAX_TARGET),
             "factor": (1.0, MAX_TARGET / L),
-            "served_len": (1, target),
+            "served_len": (1, in_reach(values["target_len"], L)),
             "pair": (0, values["d"] // 2 - 1),
         }
 
@@ -152,7 +139,7 @@ class ExtensionPage(ModelLoading, ExtensionControls, Page):
             )
             fixed["attention_factor"] = 0.001
         L = fixed["trained_len"]
-        target = min(max(fixed["target_len"], L), MAX_TARGET)
+        target = in_reach(fixed["target_len"], L)
         if target != fixed["target_len"]:
             notes.append(
                 f"Target length {fixed['target_len']:,} is outside L … {MAX_TARGET:,} "
@@ -176,14 +163,13 @@ class ExtensionPage(ModelLoading, ExtensionControls, Page):
         L = out["trained_len"]
         lengths = {"target_len", "trained_len"} & set(moved)
         if "factor" in moved and not lengths:
-            out["target_len"] = min(max(round(out["factor"] * L), L), MAX_TARGET)
+            out["target_len"] = in_reach(round(out["factor"] * L), L)
         elif lengths and "factor" not in moved:
-            target = min(max(out["target_len"], L), MAX_TARGET)
-            out["factor"] = min(max(target / L, 1.0), MAX_TARGET / L)
+            out["factor"] = in_reach(out["target_len"], L) / L
         if "served_len" not in moved and out["served_len"] == moved.get(
             "target_len", values["target_len"]
         ):
-            out["served_len"] = min(max(out["target_len"], L), MAX_TARGET)
+            out["served_len"] = in_reach(out["target_len"], L)
         old_d = moved.get("d", values["d"])
         fixed, notes = cls.constrain(out)
         if "pair" not in moved and fixed["d"] != old_d and values["pair"] == old_d // 2 - 1:
@@ -237,20 +223,19 @@ class ExtensionPage(ModelLoading, ExtensionControls, Page):
     @param.depends("preset", watch=True)
     def _on_preset(self) -> None:
         if not self._busy:
-            self._load_preset()
+            self.reload_preset()
 
     # ---------------------------------------------------------------- layout
-    def _params(self, names: list[str]) -> pn.Param:
+    def _params(self, names: list[str] | tuple[str, ...]) -> pn.Param:
         return pn.Param(
             self.param,
-            parameters=names,
-            widgets={n: self.widget_specs[n] for n in names if n in self.widget_specs},
+            parameters=list(names),
             show_name=False,
             sizing_mode="stretch_width",
             margin=0,
         )
 
-    def _for_methods(self, items: list[Any], methods: set[str]) -> pn.Column:
+    def _for_methods(self, methods: Collection[str], *items: Any) -> pn.Column:
         return pn.Column(
             *items,
             visible=self.param.method.rx().rx.pipe(lambda m: m in methods),
@@ -266,30 +251,24 @@ class ExtensionPage(ModelLoading, ExtensionControls, Page):
             )
             reload.on_click(lambda _event: self.reload_preset())
             reload.visible = self.param.preset.rx().rx.pipe(lambda v: v != CUSTOM)
-            logs = {
-                "base": LogSlider(self, "base", log_base=10.0, step=0.05),
-                **{n: LogSlider(self, n) for n in ("trained_len", "target_len", "factor")},
-                "served_len": LogSlider(self, "served_len"),
-            }
+            logs = [
+                LogSlider(self, "base", log_base=10.0, step=0.05),
+                *(LogSlider(self, n) for n in ("trained_len", "target_len", "factor")),
+            ]
+            sources = (self.param.longrope_source, self.param.longrope_pairs)
             longrope_note = pn.pane.HTML(
-                pn.bind(
-                    models.longrope_note, self.param.longrope_source, self.param.longrope_pairs
-                ),
-                sizing_mode="stretch_width",
-                margin=(0, 10),
+                pn.bind(models.longrope_note, *sources), sizing_mode="stretch_width", margin=(0, 10)
             )
             self._controls = pn.Column(
                 self._params(["preset"]),
                 reload,
                 self._params(["d"]),
-                *(logs[n].widget for n in ("base", "trained_len", "target_len", "factor")),
+                *(log.widget for log in logs),
                 self._params(["method"]),
-                self._for_methods([logs["served_len"].widget], {"dynamic", "longrope"}),
-                self._for_methods([self._params(list(METHOD_CONTROLS["yarn"]))], {"yarn"}),
-                self._for_methods([self._params(list(METHOD_CONTROLS["llama3"]))], {"llama3"}),
-                self._for_methods(
-                    [self._params(["attention_factor"]), longrope_note], {"longrope"}
-                ),
+                self._for_methods(SERVED, LogSlider(self, "served_len").widget),
+                self._for_methods({"yarn"}, self._params(METHODS["yarn"].controls)),
+                self._for_methods({"llama3"}, self._params(METHODS["llama3"].controls)),
+                self._for_methods({"longrope"}, self._params(["attention_factor"]), longrope_note),
                 self._params(["pair"]),
                 sizing_mode="stretch_width",
                 margin=0,
@@ -303,7 +282,7 @@ class ExtensionPage(ModelLoading, ExtensionControls, Page):
         return pn.Column(
             pn.GridBox(schedule, band, ncols=2, sizing_mode="stretch_width"),
             methods,
-            self._for_methods([ramp], {"yarn"}),
+            self._for_methods({"yarn"}, ramp),
             models.e4_card(self),
             sizing_mode="stretch_width",
         )

@@ -15,7 +15,7 @@ from .models import (
     PRESET_LABELS,
     PRESET_OBJECTS,
 )
-from .shared import MAX_TARGET, METHOD_LABELS
+from .shared import MAX_TARGET, METHODS
 
 __all__ = ["MAX_TRAINED", "MIN_TRAINED", "ExtensionControls"]
 
@@ -70,7 +70,7 @@ class ExtensionControls(param.Parameterized):
     )
     method = param.Selector(
         default="default",
-        objects={label: key for key, label in METHOD_LABELS.items()},
+        objects={method.label: key for key, method in METHODS.items()},
         label="Scaling method",
         doc="How the speeds θ_i are changed to reach L′ (Hugging Face rope_type; "
         "NTK-aware is the static form of dynamic NTK).",
@@ -179,14 +179,12 @@ class ExtensionControls(param.Parameterized):
         default=None, precedence=-1, doc="The NoRopeError of a pasted config with no RoPE."
     )
 
+    #: The lengths, the base and s as number boxes where a figure shows its own
+    #: controls (the sidebar draws them as log sliders).
     widget_specs: ClassVar[dict[str, dict[str, Any]]] = {
-        "preset": {"type": pn.widgets.Select},
-        "d": {"type": pn.widgets.IntSlider},
         "base": {"type": pn.widgets.FloatInput},
         "trained_len": {"type": pn.widgets.IntInput},
         "target_len": {"type": pn.widgets.IntInput},
         "factor": {"type": pn.widgets.FloatInput},
-        "method": {"type": pn.widgets.Select},
         "served_len": {"type": pn.widgets.IntInput},
-        "pair": {"type": pn.widgets.IntSlider},
     }

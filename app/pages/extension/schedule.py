@@ -15,7 +15,7 @@ from positional_core.stretch import STATUS, reference_frequencies
 
 from ...chart import KEY, Chart, Choices, Frame, Mark
 from ...look import OKABE_ITO, escape_text, plot_opts, text_color
-from .shared import FREQUENCY, PAIR, SHORT, sci_hover
+from .shared import FREQUENCY, METHODS, PAIR, SERVED, sci_hover
 
 #: Each status of :data:`positional_core.stretch.STATUS`: its legend label and colour
 #: (magenta = unseen angles at L′).
@@ -69,18 +69,11 @@ def csv_text(table: dict[str, np.ndarray]) -> str:
     """The per-pair table as CSV: full precision, booleans as true/false."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(list(table))
-    for row in zip(*table.values(), strict=True):
-        writer.writerow(
-            [
-                int(v)
-                if isinstance(v, np.integer)
-                else str(bool(v)).lower()
-                if isinstance(v, np.bool_)
-                else repr(float(v))
-                for v in row
-            ]
-        )
+    writer.writerow(table)
+    columns = [
+        np.where(v, "true", "false") if v.dtype == bool else v.tolist() for v in table.values()
+    ]
+    writer.writerows(zip(*columns, strict=True))
     return out.getvalue()
 
 
@@ -161,13 +154,9 @@ class Schedule(Chart):
         sch = p.schedule(figures=True)
         L, T = sch.settings.trained_len, sch.settings.target_len
         table = sch.pair_table()
-        columns = {
-            "pair": table["pair"],
-            "wavelength": sch.wavelength,
-            **{k: table[k] for k in _COLUMNS[:-2]},
-            "status": np.array([STATUS_LABELS[STATUS[k]][0] for k in sch.status]),
-            "excess": sch.excess,
-        }
+        columns = {k: table[k] for k in ("pair", "wavelength", *_COLUMNS[:-2])}
+        columns["status"] = np.array([STATUS_LABELS[STATUS[k]][0] for k in sch.status])
+        columns["excess"] = sch.excess
         moved = {k: v[sch.moved] for k, v in columns.items()}
         moved["wavelength"] = sch.scaled_wavelength[sch.moved]
         # Strings even when empty: Bokeh refuses a (float) array of no colours.
@@ -222,12 +211,12 @@ class Schedule(Chart):
         if T > L:
             served = (
                 f" (its speeds as served at S = {s.served_len:,})"
-                if s.method in ("dynamic", "longrope") and s.served_len != T
+                if s.method in SERVED and s.served_len != T
                 else ""
             )
             text += (
                 f"At L′ = {T:,}, <b>{sch.counts['none']}</b> pairs meet angles never seen "
-                f"in training with no scaling; after {SHORT[s.method]}{served}: "
+                f"in training with no scaling; after {METHODS[s.method].short}{served}: "
                 f"<b>{sch.counts['method']}</b>."
             )
         else:
@@ -258,13 +247,7 @@ class Schedule(Chart):
         slowest = float(trained_max_angle(theta, L)[-1])
         turns = float(trained_turns(theta, L)[-1])
         first = int(np.argmax(never)) if count else None
-        which = (
-            f"pairs {first} … {pairs - 1}"
-            if count > 1
-            else f"pair {first}"
-            if count == 1
-            else "none"
-        )
+        which = {0: "none", 1: f"pair {first}"}.get(count, f"pairs {first} … {pairs - 1}")
         return (
             f"<b>{count}</b> of {pairs} pairs ({which}): a pair completes a turn "
             f"only if its wavelength 2π/θᵢ is below L = {L:,}. The slowest "

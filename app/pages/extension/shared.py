@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from dataclasses import replace
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import holoviews as hv
@@ -18,14 +18,16 @@ __all__ = [
     "ATTENTION",
     "FREQUENCY",
     "MAX_TARGET",
-    "METHOD_COLORS",
+    "METHODS",
     "METHOD_CONTROLS",
     "METHOD_LABELS",
     "PAIR",
     "SELECTED_ENTRY_CSS",
-    "SHORT",
-    "Schedules",
+    "SERVED",
+    "Method",
+    "in_reach",
     "rows_html",
+    "schedule_of",
     "sci_hover",
     "settings_of",
 ]
@@ -33,69 +35,49 @@ __all__ = [
 #: Longest target (and served) length the page draws: E2 stays fast up to here.
 MAX_TARGET = 2**20
 
-#: Method key (the core's registry name, used in links) → label.
-METHOD_LABELS: dict[str, str] = {
-    "default": "none (plain RoPE)",
-    "linear": "position interpolation (linear)",
-    "ntk": "NTK-aware base",
-    "dynamic": "dynamic NTK",
-    "yarn": "YaRN",
-    "llama3": "Llama 3",
-    "longrope": "LongRoPE",
-}
-assert set(METHOD_LABELS) == set(ROPE_SCALING_METHODS), "a scaling method has no label"
 
-#: Short names used in legends and tooltips.
-SHORT = {
-    "default": "no scaling",
-    "linear": "interpolation",
-    "ntk": "NTK-aware",
-    "dynamic": "dynamic NTK",
-    "yarn": "YaRN",
-    "llama3": "Llama 3",
-    "longrope": "LongRoPE",
-}
+@dataclass(frozen=True)
+class Method:
+    """A scaling method as the page names and draws it."""
 
-#: The controls each method reads besides d, base, L, L′ and s (shown only for it).
-METHOD_CONTROLS: dict[str, tuple[str, ...]] = {
-    "default": (),
-    "linear": (),
-    "ntk": (),
-    "dynamic": ("served_len",),
-    "yarn": ("beta_fast", "beta_slow", "mscale", "mscale_all_dim", "truncate", "attention_factor"),
-    "llama3": ("low_freq_factor", "high_freq_factor"),
-    "longrope": ("served_len", "attention_factor"),
-}
+    label: str  # in the menu
+    short: str  # in legends and tooltips
+    color: str
+    #: The controls it reads besides d, base, L, L′ and s (shown only for it).
+    controls: tuple[str, ...] = ()
 
-METHOD_COLORS = {
-    "default": OKABE_ITO["grey"],
-    "linear": OKABE_ITO["blue"],
-    "ntk": OKABE_ITO["green"],
-    "dynamic": OKABE_ITO["sky"],
-    "yarn": OKABE_ITO["orange"],
-    "llama3": OKABE_ITO["vermillion"],
-    "longrope": "#8A6D00",  # dark yellow: readable on both themes, not the magenta of E1
-}
 
-#: Every control the per-pair speeds depend on (what the figures draw).
-FREQUENCY = (
-    "d",
-    "base",
-    "trained_len",
-    "target_len",
-    "factor",
-    "method",
-    "served_len",
-    "beta_fast",
-    "beta_slow",
-    "truncate",
-    "low_freq_factor",
-    "high_freq_factor",
-    "longrope_short",
-    "longrope_long",
-)
+#: Keyed by the core's registry name (used in links).
+METHODS = {
+    "default": Method("none (plain RoPE)", "no scaling", OKABE_ITO["grey"]),
+    "linear": Method("position interpolation (linear)", "interpolation", OKABE_ITO["blue"]),
+    "ntk": Method("NTK-aware base", "NTK-aware", OKABE_ITO["green"]),
+    "dynamic": Method("dynamic NTK", "dynamic NTK", OKABE_ITO["sky"], ("served_len",)),
+    "yarn": Method(
+        "YaRN",
+        "YaRN",
+        OKABE_ITO["orange"],
+        ("beta_fast", "beta_slow", "mscale", "mscale_all_dim", "truncate", "attention_factor"),
+    ),
+    "llama3": Method(
+        "Llama 3", "Llama 3", OKABE_ITO["vermillion"], ("low_freq_factor", "high_freq_factor")
+    ),
+    # Dark yellow: readable on both themes, not the magenta of E1.
+    "longrope": Method("LongRoPE", "LongRoPE", "#8A6D00", ("served_len", "attention_factor")),
+}
+assert set(METHODS) == set(ROPE_SCALING_METHODS), "a scaling method has no label"
+METHOD_LABELS = {key: method.label for key, method in METHODS.items()}
+METHOD_CONTROLS = {key: method.controls for key, method in METHODS.items()}
+#: The methods whose speeds change with the served length S.
+SERVED = frozenset(k for k, method in METHODS.items() if "served_len" in method.controls)
+
 #: The knobs that change only the attention factor (a readout, no figure).
 ATTENTION = ("mscale", "mscale_all_dim", "attention_factor")
+#: The controls the core's settings read (LongRoPE's lists come from a config).
+_LISTS = ("short_factor", "long_factor")
+_SETTINGS = tuple(f.name for f in fields(StretchSettings) if f.name not in _LISTS)
+#: Every control the per-pair speeds depend on (what the figures draw).
+FREQUENCY = (*(n for n in _SETTINGS if n not in ATTENTION), "longrope_short", "longrope_long")
 
 PAIR = hv.Dimension("pair", label="pair i (0 = fastest)")
 
@@ -118,17 +100,16 @@ _ROWS_CSS = """<style>
 </style>"""
 
 
-def rows_html(rows: list[tuple[str, str]], highlight: set[int] | None = None) -> str:
-    """(label, value) rows as a grid: one column when narrow, more when wide.
+def rows_html(rows: Mapping[str, str], highlight: Collection[str] = ()) -> str:
+    """Label → value rows as a grid: one column when narrow, more when wide.
 
     Both are app text (escape user text before passing it); the grid's style
     comes with it, so it reads the same in any pane.
     """
-    highlight = highlight or set()
     body = "".join(
-        f'<div class="row{" hi" if i in highlight else ""}"><span class="k">{label}</span>'
+        f'<div class="row{" hi" if label in highlight else ""}"><span class="k">{label}</span>'
         f'<span class="v">{value}</span></div>'
-        for i, (label, value) in enumerate(rows)
+        for label, value in rows.items()
     )
     return f'{_ROWS_CSS}<div class="numbers">{body}</div>'
 
@@ -141,52 +122,31 @@ def sci_hover() -> CustomJSHover:
 def settings_of(p: Any, *, figures: bool = False) -> StretchSettings:
     """The page's state as the core's settings; for ``figures``, without the knobs
     that only move the attention factor (the figures do not follow them)."""
+    values = {name: getattr(p, name) for name in _SETTINGS}
+    if figures:
+        values.update(dict.fromkeys(ATTENTION, 0.0))
     longrope = p.method == "longrope"
     return StretchSettings(
-        method=p.method,
-        base=p.base,
-        d=p.d,
-        trained_len=p.trained_len,
-        target_len=p.target_len,
-        factor=p.factor,
-        served_len=p.served_len,
-        beta_fast=p.beta_fast,
-        beta_slow=p.beta_slow,
-        mscale=0.0 if figures else p.mscale,
-        mscale_all_dim=0.0 if figures else p.mscale_all_dim,
-        truncate=p.truncate,
-        attention_factor=0.0 if figures else p.attention_factor,
-        low_freq_factor=p.low_freq_factor,
-        high_freq_factor=p.high_freq_factor,
+        **values,
         short_factor=p.longrope_short if longrope else None,
         long_factor=p.longrope_long if longrope else None,
     )
 
 
-class Schedules:
-    """A page's schedules, computed once per settings (the last few kept).
+def schedule_of(settings: StretchSettings) -> tuple[StretchSchedule, str]:
+    """The schedule of ``settings``, and why it shows no scaling ("" if it does not).
 
     A method that refuses its knobs (the page's rules make this unreachable)
     is shown as no scaling, with a note, never a traceback.
     """
+    try:
+        return stretch_schedule(settings), ""
+    except RopeScalingError as error:
+        plain = replace(settings, method="default", short_factor=None, long_factor=None)
+        note = f"{METHODS[settings.method].label}: {error}; showing no scaling."
+        return stretch_schedule(plain), note
 
-    def __init__(self, keep: int = 4) -> None:
-        self._kept: OrderedDict[StretchSettings, tuple[StretchSchedule, str]] = OrderedDict()
-        self._keep = keep
 
-    def get(self, settings: StretchSettings) -> tuple[StretchSchedule, str]:
-        """The schedule of ``settings`` and the note of a refused method ("" if none)."""
-        hit = self._kept.get(settings)
-        if hit is not None:
-            self._kept.move_to_end(settings)
-            return hit
-        try:
-            found = (stretch_schedule(settings), "")
-        except RopeScalingError as error:
-            plain = replace(settings, method="default", short_factor=None, long_factor=None)
-            note = f"{METHOD_LABELS[settings.method]}: {error}; showing no scaling."
-            found = (stretch_schedule(plain), note)
-        self._kept[settings] = found
-        while len(self._kept) > self._keep:
-            self._kept.popitem(last=False)
-        return found
+def in_reach(length: int, trained_len: int) -> int:
+    """A target (or served) length the page can draw: ``L … MAX_TARGET``."""
+    return min(max(length, trained_len), MAX_TARGET)
