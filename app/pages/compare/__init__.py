@@ -2,8 +2,7 @@
 
 from .columns import ORDER_PAIR, SCHEME_COLUMNS, T5_SETTINGS, SchemeColumn
 from .page import ComparePage
-from .shared import verdict_html
-from .summary import summary_table
+from .summary import summary_table, verdict_html
 from .verdicts import Verdict, order_check, t5_verdict, verdict
 
 __all__ = [

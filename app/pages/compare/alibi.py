@@ -10,12 +10,9 @@ import numpy as np
 from positional_core.alibi import alibi_bias_row, alibi_slopes
 
 from ...chart import Frame, Mark, padded
-from ...look import OKABE_ITO, WARNING, text_color
-from .columns import column
-from .shared import SMALL, SchemeChart, short_ticks
-from .verdicts import VERDICT_CONTROLS
+from ...look import OKABE_ITO, WARNING
+from .shared import SMALL, SchemeChart, rule, short_ticks
 
-_COLUMN = column("alibi")
 #: Points drawn per curve (drawing only).
 SAMPLES = 160
 _DELTA = hv.Dimension("delta", label="distance Δ = i − j")
@@ -34,19 +31,12 @@ def bias_by_distance(slope: float, length: int) -> dict[str, np.ndarray]:
     return {"delta": delta, "bias": row[delta]}
 
 
-class Alibi(SchemeChart):
-    key = "alibi"
-    title = f"C4 · {_COLUMN.title}"
-    caption = _COLUMN.caption
-    formula = _COLUMN.formula
+class Alibi(SchemeChart, key="alibi"):
     depends = ("trained_len", "target_len", "heads")
-    readout_depends = VERDICT_CONTROLS["alibi"]
     marks = {  # noqa: RUF012
         "trained": _curve(OKABE_ITO["blue"], line_width=5, alpha=0.8, xformatter=short_ticks),
         "served": _curve(WARNING, line_width=2, line_dash="dashed"),
-        "edge": Mark(
-            hv.VLines, ("x",), style={"color": text_color, "line_dash": "dotted", "line_width": 1.2}
-        ),
+        "edge": rule("dotted", 1.2),
     }
     options = {  # noqa: RUF012
         **SMALL,

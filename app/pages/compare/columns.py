@@ -1,8 +1,9 @@
 """The schemes compared, left to right: what each adds, where position enters, its texts.
 
-Adding a scheme takes a :class:`SchemeColumn` here (the ``compare_order_similarity``
-scheme of its order check: extend the core's ``COMPARE_SCHEMES`` if it is not
-there yet), its verdict in :mod:`.verdicts` and its figure (a chart module).
+Adding a scheme takes a :class:`SchemeColumn` here (its key names the
+``compare_order_similarity`` scheme of its order check: extend the core's
+``COMPARE_SCHEMES`` if it is not there yet), its verdict in :mod:`.verdicts` and its
+figure (a chart module).
 """
 
 from __future__ import annotations
@@ -40,16 +41,21 @@ T5_LAST_BUCKET = t5_bucket_regions(**T5_SETTINGS).last_bucket_start
 
 @dataclass(frozen=True)
 class SchemeColumn:
-    """One scheme of the comparison: its texts and how to check its order blindness."""
+    """One scheme of the comparison: its texts and how to check its order blindness
+    (``order_causal``: with the causal mask the scheme is used with)."""
 
     key: str
     title: str
     enters: str
     depends: str
-    order_scheme: str
-    order_causal: bool
     caption: str
     formula: str
+    order_causal: bool = False
+
+    @property
+    def order_scheme(self) -> str:
+        """The ``compare_order_similarity`` scheme of its order check."""
+        return self.key
 
 
 SCHEME_COLUMNS: tuple[SchemeColumn, ...] = (
@@ -58,8 +64,6 @@ SCHEME_COLUMNS: tuple[SchemeColumn, ...] = (
         title="Learned table",
         enters="a trained row added to each input vector",
         depends="absolute positions i and j (through their rows)",
-        order_scheme="learned",
-        order_causal=False,
         caption=(
             "A learned table (GPT-2, BERT) has one trained row per position 0 … L − 1. "
             "Positions from L on (vermillion) have no row at all: past L the model "
@@ -75,8 +79,6 @@ SCHEME_COLUMNS: tuple[SchemeColumn, ...] = (
         title="Sinusoidal codes",
         enters="a fixed code added to each input vector",
         depends="absolute positions (the code mixes with the content)",
-        order_scheme="sinusoidal",
-        order_causal=False,
         caption=(
             "The slowest (sin, cos) pair of the code as a point on a circle. In training "
             "it only moved along the blue arc; up to L′ it goes on along the vermillion "
@@ -93,8 +95,6 @@ SCHEME_COLUMNS: tuple[SchemeColumn, ...] = (
         title="RoPE",
         enters="a rotation of each query and key",
         depends="the offset m − n only",
-        order_scheme="rope",
-        order_causal=False,
         caption=(
             "Per pair, how far its angles at L′ go beyond the largest angle seen in "
             "training (1 = the trained edge), with no change, with position "
@@ -111,26 +111,20 @@ SCHEME_COLUMNS: tuple[SchemeColumn, ...] = (
         title="ALiBi",
         enters="a penalty added to each attention score",
         depends="the distance i − j only",
-        order_scheme="alibi",
-        order_causal=True,
         caption=(
             "The bias of the shallowest head against distance, for the last query of a "
             "training-length input (blue) and of a target-length input (dashed). They lie "
             "on one line: past L there are only longer distances, never a new bias for "
             "a distance already seen."
         ),
-        formula=(
-            r"$$\begin{gathered}b_{ij} = -m_h\,(i - j) \\ "
-            r"m_h = 2^{-8h/H}\end{gathered}$$"
-        ),
+        formula=r"$$\begin{gathered}b_{ij} = -m_h\,(i - j) \\ m_h = 2^{-8h/H}\end{gathered}$$",
+        order_causal=True,
     ),
     SchemeColumn(
         key="t5",
         title="T5 relative buckets",
         enters="a learned scalar bias per (bucket of j − i, head) added to each score",
         depends="q·k plus the bucket of j − i",
-        order_scheme="t5",
-        order_causal=False,
         caption=(
             "T5-base's bucket for each distance between key and query (log scale), for "
             "keys after the query and before it. Near distances get a "

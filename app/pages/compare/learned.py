@@ -10,30 +10,12 @@ import numpy as np
 from positional_core.learned import missing_positions
 
 from ...chart import Frame, Mark
-from ...look import OKABE_ITO, WARNING, text_color
-from .columns import column
-from .shared import SMALL, SchemeChart, short_ticks
-from .verdicts import VERDICT_CONTROLS
-
-_COLUMN = column("learned")
+from ...look import OKABE_ITO, WARNING
+from .shared import SMALL, SchemeChart, labels, rule, short_ticks
 
 
-def _label(color: str, align: str) -> Mark:
-    return Mark(
-        hv.Labels,
-        ("x", "y"),
-        ("text",),
-        style={"text_color": color, "text_align": align, "text_font_size": "9pt"},
-    )
-
-
-class Learned(SchemeChart):
-    key = "learned"
-    title = f"C1 · {_COLUMN.title}"
-    caption = _COLUMN.caption
-    formula = _COLUMN.formula
+class Learned(SchemeChart, key="learned"):
     depends = ("trained_len", "target_len")
-    readout_depends = VERDICT_CONTROLS["learned"]
     marks = {  # noqa: RUF012
         "rows": Mark(
             hv.Rectangles,
@@ -47,11 +29,9 @@ class Learned(SchemeChart):
                 "hover_tooltips": [("positions", "@what"), ("count", "@count{0,0}")],
             },
         ),
-        "edge": Mark(
-            hv.VLines, ("x",), style={"color": text_color, "line_dash": "dashed", "line_width": 1.5}
-        ),
-        "rows_text": _label(OKABE_ITO["blue"], "left"),
-        "no_row_text": _label(WARNING, "right"),
+        "edge": rule("dashed", 1.5),
+        "rows_text": labels(("x", "y"), OKABE_ITO["blue"], "9pt", text_align="left"),
+        "no_row_text": labels(("x", "y"), WARNING, "9pt", text_align="right"),
     }
     options = {**SMALL, "yaxis": None, "show_legend": False}  # noqa: RUF012
 

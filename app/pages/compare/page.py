@@ -43,13 +43,7 @@ class ComparePage(Page):
         "trained on, ALiBi's biases stay the same function of distance, and T5's far "
         "distances all share one bucket, so no new bucket appears."
     )
-    charts: ClassVar[dict[str, Any]] = {
-        "learned": Learned,
-        "sinusoidal": Sinusoidal,
-        "rope": Rope,
-        "alibi": Alibi,
-        "t5": T5,
-    }
+    charts: ClassVar[dict[str, Any]] = {c.key: c for c in (Learned, Sinusoidal, Rope, Alibi, T5)}
 
     trained_len = param.Selector(
         default=4096,

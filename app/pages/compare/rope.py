@@ -10,17 +10,15 @@ import numpy as np
 from positional_core.extension import band_excess, out_of_band
 
 from ...chart import Frame, Mark, padded
-from ...look import OKABE_ITO, WARNING, legend_outside, log_ticks, text_color
-from .columns import column
-from .shared import SMALL, SchemeChart
-from .verdicts import VERDICT_CONTROLS, rope_counts, rope_schedule, rope_speeds
+from ...look import OKABE_ITO, WARNING, legend_outside, log_ticks
+from .shared import SMALL, SchemeChart, rule, span
+from .verdicts import rope_schedule
 
-_COLUMN = column("rope")
 # Named after the pair: a figure whose axis shares a name with another figure's
 # would be linked to it (C5's distance runs to L′).
 _PAIR = hv.Dimension("pair", label="pair i (0 = fastest)")
 _EXCESS = hv.Dimension("excess", label="angle at L′ / trained edge")
-#: Per method: legend label, colour, marker.
+#: Per method (none: the trained speeds θ): legend label, colour, marker.
 METHODS = {
     "none": ("none", WARNING, "circle"),
     "interpolation": ("interp.", OKABE_ITO["blue"], "square"),
@@ -50,23 +48,12 @@ def _dots(method: str) -> Mark:
     )
 
 
-class Rope(SchemeChart):
-    key = "rope"
-    title = f"C3 · {_COLUMN.title}"
-    caption = _COLUMN.caption
-    formula = _COLUMN.formula
+class Rope(SchemeChart, key="rope"):
     depends = ("trained_len", "target_len", "d", "base")
-    readout_depends = VERDICT_CONTROLS["rope"]
     marks = {  # noqa: RUF012
         # The pairs that complete a turn within L (none: no span).
-        "turned": Mark(
-            hv.VSpans,
-            (_PAIR, "pair_end"),
-            style={"color": OKABE_ITO["grey"], "alpha": 0.2, "line_alpha": 0, "tools": []},
-        ),
-        "edge": Mark(
-            hv.HLines, ("y",), style={"color": text_color, "line_dash": "dashed", "line_width": 1.2}
-        ),
+        "turned": span((_PAIR, "pair_end"), OKABE_ITO["grey"], 0.2),
+        "edge": rule("dashed", 1.2, hv.HLines),
         **{f"dots_{i}": _dots(method) for i, method in enumerate(METHODS)},
     }
     options = {  # noqa: RUF012
@@ -83,13 +70,14 @@ class Rope(SchemeChart):
         "run on L′ = 16,384 with no change), how many of the d/2 RoPE pairs meet "
         "angles they never saw in training, and how many after position interpolation?"
     )
-    answer_depends = ("trained_len", "target_len", "d", "base")
+    answer_depends = depends
 
     def frame(self, p: Any) -> Frame:
         length, target, pairs = p.trained_len, p.target_len, p.d // 2
         sch = rope_schedule(length, target, p.d, p.base)
         dots = {}
-        for i, (method, speeds) in enumerate(rope_speeds(sch).items()):
+        method_speeds = zip(METHODS, (sch.theta, sch.interpolated, sch.ntk), strict=True)
+        for i, (method, speeds) in enumerate(method_speeds):
             flagged = out_of_band(sch.theta, length, target, speeds)
             dots[f"dots_{i}"] = {
                 "pair": np.arange(pairs),
@@ -114,12 +102,12 @@ class Rope(SchemeChart):
         )
 
     def answer(self, p: Any) -> str:
-        counts = rope_counts(rope_schedule(p.trained_len, p.target_len, p.d, p.base))
+        counts = rope_schedule(p.trained_len, p.target_len, p.d, p.base).counts
         return (
             f"d = {p.d}, base {p.base:,}, L = {p.trained_len:,} → L′ = "
             f"{p.target_len:,}: <b>{counts['none']} of {p.d // 2}</b> pairs meet angles "
-            f"they never saw with no change, <b>{counts['interpolation']}</b> after position "
-            f"interpolation and <b>{counts['NTK-aware']}</b> with the NTK-aware base. "
+            f"they never saw with no change, <b>{counts['linear']}</b> after position "
+            f"interpolation and <b>{counts['ntk']}</b> with the NTK-aware base. "
             "Interpolation divides every speed by L′/L, so every pair ends exactly at its "
             "trained edge; the NTK base slows only the slowest pair by the full factor."
         )

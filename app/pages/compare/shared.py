@@ -1,86 +1,58 @@
-"""What the Compare page's cards share: the verdict under each figure, the order check's
-words, and the small figures' options."""
+"""What the Compare page's figures share: a card per scheme, small options, common marks."""
 
 from __future__ import annotations
 
 from functools import partial
 from typing import Any, ClassVar
 
+import holoviews as hv
 from bokeh.models import NumeralTickFormatter
 
-from ...chart import Chart
-from ...look import OKABE_ITO, WARNING, escape_text, plot_opts
-from ...numbers import fixed
-from .columns import ORDER_PAIR, SchemeColumn, column
-from .verdicts import order_check, verdict
+from ...chart import Chart, Mark
+from ...look import plot_opts, text_color
+from .columns import SCHEME_COLUMNS, column
+from .summary import verdict_html
+from .verdicts import VERDICT_CONTROLS
 
-__all__ = [
-    "BADGES",
-    "SMALL",
-    "SchemeChart",
-    "order_words",
-    "short_ticks",
-    "similarity",
-    "verdict_html",
-]
+__all__ = ["SMALL", "SchemeChart", "labels", "rule", "short_ticks", "span"]
 
 #: Options every card's figure shares: small, no toolbar (five figures side by side).
 SMALL = plot_opts(height=270, min_width=200, toolbar=None, fontscale=0.95)
 #: Lengths on an axis read 4k, 16k, 1M (a Bokeh model: one per figure drawn).
 short_ticks = partial(NumeralTickFormatter, format="0a")
 
-#: Decimals of a similarity: with three, the learned table's 0.99984 (order-aware)
-#: would read 1.000, the value of an order-blind scheme.
-_DECIMALS = 4
-
-#: Verdict kinds → (edge colour, background): colour-blind safe, the text keeps
-#: the theme's colour (readable on light and dark), and every badge says its
-#: verdict in words.
-BADGES = {
-    "breaks": (WARNING, "rgba(213, 94, 0, 0.16)"),
-    "unseen": (OKABE_ITO["orange"], "rgba(230, 159, 0, 0.18)"),
-    "fine": (OKABE_ITO["blue"], "rgba(0, 114, 178, 0.16)"),
-}
-
-# With the verdict's text: it reads the same in any pane (a card, an export).
-_VERDICT_CSS = """<style>
-.badge { display: inline-block; font-weight: 700; padding: 0.15em 0.55em; border-radius: 4px;
-  border-left: 5px solid; margin-bottom: 0.35em; }
-.verdict { line-height: 1.45; font-size: 0.95em; }
-.verdict p { margin: 0.25em 0; }
-</style>"""
-
-
-def similarity(value: float) -> str:
-    """A cosine similarity of the order check, every one with the same decimals."""
-    return fixed(value, _DECIMALS)
-
-
-def order_words(value: float) -> str:
-    return "order-blind" if abs(1.0 - value) <= 1e-12 else "order-aware"
-
-
-def verdict_html(p: Any, scheme: SchemeColumn) -> str:
-    """The verdict of one column as HTML (numbers only; no user text)."""
-    v = verdict(p, scheme.key)
-    color, background = BADGES[v.kind]
-    check = order_check(scheme)
-    a, b = ORDER_PAIR
-    order = f"Order: “{a}” vs “{b}” → {similarity(check.own)}, {order_words(check.own)}"
-    if scheme.order_causal:
-        order += f" (causal mask alone: {similarity(check.without)})"
-    return (
-        f'{_VERDICT_CSS}<div class="verdict"><span class="badge" style="border-color:{color};'
-        f'background:{background}">{escape_text(v.headline)}</span>'
-        f"<p>{v.detail}</p><p><i>Parameters added:</i> {v.parameters}.</p>"
-        f"<p>{order}.</p></div>"
-    )
-
 
 class SchemeChart(Chart):
-    """A card of one scheme (``key``): the verdict of its column is its readout."""
+    """The card of one scheme, ``class Learned(SchemeChart, key="learned")``: its title,
+    caption and formula are its column's, its readout the column's verdict."""
 
     key: ClassVar[str] = ""
 
+    def __init_subclass__(cls, key: str, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        scheme = column(key)
+        cls.key, cls.caption, cls.formula = key, scheme.caption, scheme.formula
+        cls.title = f"C{SCHEME_COLUMNS.index(scheme) + 1} · {scheme.title}"
+        cls.readout_depends = VERDICT_CONTROLS[key]
+
     def readout(self, p: Any) -> str:
         return verdict_html(p, column(self.key))
+
+
+def rule(dash: str, width: float, kind: type[hv.Element] = hv.VLines) -> Mark:
+    """A line across the figure at ``x`` (``y`` for ``hv.HLines``): L, a bucket's start."""
+    dim = "y" if kind is hv.HLines else "x"
+    return Mark(kind, (dim,), style={"color": text_color, "line_dash": dash, "line_width": width})
+
+
+def span(kdims: tuple, color: str, alpha: float, **style: Any) -> Mark:
+    """A shaded band along x, from one column to the other (no hover)."""
+    style = {"color": color, "alpha": alpha, "line_alpha": 0, "tools": [], **style}
+    return Mark(hv.VSpans, kdims, style=style)
+
+
+def labels(kdims: tuple, color: Any, size: str, **style: Any) -> Mark:
+    """Texts at points (a ``text`` column)."""
+    return Mark(
+        hv.Labels, kdims, ("text",), style={"text_color": color, "text_font_size": size, **style}
+    )

@@ -12,11 +12,8 @@ from positional_core.sinusoidal import clock_angles, sinusoidal_code
 from ...chart import Frame, Mark
 from ...look import OKABE_ITO, WARNING, text_color
 from ...marks import circle
-from .columns import column
-from .shared import SMALL, SchemeChart
-from .verdicts import VERDICT_CONTROLS
+from .shared import SMALL, SchemeChart, labels
 
-_COLUMN = column("sinusoidal")
 #: Points per arc (drawing only).
 SAMPLES = 160
 _X = hv.Dimension("code_x", label="sin(t·ω)")
@@ -36,13 +33,8 @@ def _arc_rows(p: Any, start: int, stop: int) -> dict[str, np.ndarray]:
     return {"code_x": codes[:, 0], "code_y": codes[:, 1], "t": positions, "angle": angles}
 
 
-class Sinusoidal(SchemeChart):
-    key = "sinusoidal"
-    title = f"C2 · {_COLUMN.title}"
-    caption = _COLUMN.caption
-    formula = _COLUMN.formula
+class Sinusoidal(SchemeChart, key="sinusoidal"):
     depends = ("trained_len", "target_len", "d", "base")
-    readout_depends = VERDICT_CONTROLS["sinusoidal"]
     marks = {  # noqa: RUF012
         "circle": Mark(
             hv.Path,
@@ -62,19 +54,11 @@ class Sinusoidal(SchemeChart):
                 "hover_alpha": 1,
                 "color": text_color,
                 "tools": ["hover"],
-                "hover_tooltips": [
-                    ("position t", "@t{0,0}"),
-                    ("angle t·ω (rad)", "@angle{0.000}"),
-                ],
+                "hover_tooltips": [("position t", "@t{0,0}"), ("angle t·ω (rad)", "@angle{0.000}")],
             },
         ),
         "ends": Mark(hv.Points, (_X, _Y), fields={"color": "tint"}, style={"size": 9, "tools": []}),
-        "texts": Mark(
-            hv.Labels,
-            (_X, _Y),
-            ("text",),
-            style={"text_color": text_color, "text_font_size": "10pt", "tools": []},
-        ),
+        "texts": labels((_X, _Y), text_color, "10pt", tools=[]),
     }
     # A fixed square frame keeps the circle round.
     options = {  # noqa: RUF012

@@ -1,5 +1,5 @@
-"""The summary under the cards: what each scheme adds, where position enters, what happens
-at L′, and the order check."""
+"""The Compare page's words: the verdict under each card, and the summary under the cards
+(what each scheme adds, where position enters, what happens at L′, the order check)."""
 
 from __future__ import annotations
 
@@ -8,15 +8,33 @@ from typing import Any
 import numpy as np
 import panel as pn
 
-from ...look import escape_text
-from .columns import ORDER_PAIR, SCHEME_COLUMNS
-from .shared import BADGES, order_words, similarity
+from ...look import OKABE_ITO, WARNING, escape_text
+from ...numbers import fixed
+from .columns import ORDER_PAIR, SCHEME_COLUMNS, SchemeColumn
 from .verdicts import VERDICT_CONTROLS, no_positions, order_check, verdict
 
-__all__ = ["SUMMARY_CONTROLS", "summary_card", "summary_table"]
+__all__ = ["summary_card", "summary_table", "verdict_html"]
 
-#: Every control a verdict reads.
-SUMMARY_CONTROLS = tuple(dict.fromkeys(n for names in VERDICT_CONTROLS.values() for n in names))
+#: Decimals of a similarity: with three, the learned table's 0.99984 (order-aware)
+#: would read 1.000, the value of an order-blind scheme.
+_DECIMALS = 4
+
+#: Verdict kinds → (edge colour, background): colour-blind safe, the text keeps
+#: the theme's colour (readable on light and dark), and every badge says its
+#: verdict in words.
+BADGES = {
+    "breaks": (WARNING, "rgba(213, 94, 0, 0.16)"),
+    "unseen": (OKABE_ITO["orange"], "rgba(230, 159, 0, 0.18)"),
+    "fine": (OKABE_ITO["blue"], "rgba(0, 114, 178, 0.16)"),
+}
+
+# With the verdict's text: it reads the same in any pane (a card, an export).
+_VERDICT_CSS = """<style>
+.badge { display: inline-block; font-weight: 700; padding: 0.15em 0.55em; border-radius: 4px;
+  border-left: 5px solid; margin-bottom: 0.35em; }
+.verdict { line-height: 1.45; font-size: 0.95em; }
+.verdict p { margin: 0.25em 0; }
+</style>"""
 
 _TABLE_CSS = """
 :host { width: 100%; }
@@ -31,16 +49,37 @@ td.num { font-variant-numeric: tabular-nums; }
 """
 
 
-def _order_cell(scheme: Any) -> str:
+def _similarity(value: float, sep: str) -> str:
+    """A similarity of the order check and its word, every one with the same decimals."""
+    words = "order-blind" if abs(1.0 - value) <= 1e-12 else "order-aware"
+    return f"{fixed(value, _DECIMALS)}{sep} {words}"
+
+
+def verdict_html(p: Any, scheme: SchemeColumn) -> str:
+    """The verdict of one column as HTML (numbers only; no user text)."""
+    v = verdict(p, scheme.key)
+    color, background = BADGES[v.kind]
     check = order_check(scheme)
-    text = f"{similarity(check.own)}: {order_words(check.own)}"
+    order = f"Order: “{ORDER_PAIR[0]}” vs “{ORDER_PAIR[1]}” → {_similarity(check.own, ',')}"
     if scheme.order_causal:
-        text += f" with its causal mask (the mask alone: {similarity(check.without)})"
+        order += f" (causal mask alone: {fixed(check.without, _DECIMALS)})"
+    return (
+        f'{_VERDICT_CSS}<div class="verdict"><span class="badge" style="border-color:{color};'
+        f'background:{background}">{escape_text(v.headline)}</span>'
+        f"<p>{v.detail}</p><p><i>Parameters added:</i> {v.parameters}.</p>"
+        f"<p>{order}.</p></div>"
+    )
+
+
+def _order_cell(scheme: SchemeColumn) -> str:
+    check = order_check(scheme)
+    text = _similarity(check.own, ":")
+    if scheme.order_causal:
+        text += f" with its causal mask (the mask alone: {fixed(check.without, _DECIMALS)})"
     if not np.isnan(check.symmetric):
         text += (
-            f"; symmetric −m·|i − j|: {similarity(check.symmetric)}, "
-            f"{order_words(check.symmetric)} for this pair — reversing a sentence keeps "
-            "every distance"
+            f"; symmetric −m·|i − j|: {_similarity(check.symmetric, ',')} for this pair — "
+            "reversing a sentence keeps every distance"
         )
     return text
 
@@ -56,18 +95,16 @@ def summary_table(p: Any) -> str:
     rows = []
     for scheme in SCHEME_COLUMNS:
         v = verdict(p, scheme.key)
-        color, _ = BADGES[v.kind]
         rows.append(
             f"<tr><td><b>{scheme.title}</b></td><td class='num'>{v.parameters}</td>"
             f"<td>{scheme.enters}</td><td>{scheme.depends}</td>"
-            f'<td><span class="mark" style="background:{color}"></span>'
+            f'<td><span class="mark" style="background:{BADGES[v.kind][0]}"></span>'
             f"{escape_text(v.short)}</td>"
             f"<td class='num'>{_order_cell(scheme)}</td></tr>"
         )
-    none = no_positions()
     note = (
-        f"<p>With no position information at all the two sentences give "
-        f"{similarity(none)}: {order_words(none)}. Every value above is computed "
+        "<p>With no position information at all the two sentences give "
+        f"{_similarity(no_positions(), ':')}. Every value above is computed "
         "by the same fixed attention layer as the Order page.</p>"
     )
     return f'<div class="wrap"><table>{head}{"".join(rows)}</table></div>{note}'
@@ -75,7 +112,8 @@ def summary_table(p: Any) -> str:
 
 def summary_card(p: Any) -> pn.Card:
     """The summary in its card, following every control a verdict reads."""
-    table = pn.bind(lambda *_: summary_table(p), *(p.param[n] for n in SUMMARY_CONTROLS))
+    controls = dict.fromkeys(name for names in VERDICT_CONTROLS.values() for name in names)
+    table = pn.bind(lambda *_: summary_table(p), *(p.param[name] for name in controls))
     return pn.Card(
         pn.pane.HTML(table, stylesheets=[_TABLE_CSS], sizing_mode="stretch_width"),
         title="Summary: what each scheme adds, and what happens at L′",

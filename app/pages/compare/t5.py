@@ -12,34 +12,15 @@ from positional_core.relative import t5_relative_bucket
 
 from ...chart import Frame, Mark
 from ...look import OKABE_ITO, WARNING, text_color
-from .columns import T5_LAST_BUCKET, T5_SETTINGS, column
-from .shared import SMALL, SchemeChart, short_ticks
-from .verdicts import VERDICT_CONTROLS
+from .columns import T5_LAST_BUCKET, T5_SETTINGS
+from .shared import SMALL, SchemeChart, labels, rule, short_ticks, span
 
-_COLUMN = column("t5")
 #: Log-spaced distances drawn past max_distance, where every distance shares a bucket.
 FAR_SAMPLES = 40
 _DISTANCE = hv.Dimension("distance", label="distance |j − i| (log scale)")
 _BUCKET = hv.Dimension("bucket", label="bucket b(j − i)")
 #: The two curves: keys after the query, keys before it (sign of j − i, label, colour).
 SIDES = ((1, "key after the query", "#9A6700"), (-1, "key before it", OKABE_ITO["blue"]))
-
-
-def _line(line_dash: str, line_width: float) -> Mark:
-    return Mark(
-        hv.VLines,
-        ("x",),
-        style={"color": text_color, "line_dash": line_dash, "line_width": line_width},
-    )
-
-
-def _label(size: str, align: str) -> Mark:
-    return Mark(
-        hv.Labels,
-        (_DISTANCE, _BUCKET),
-        ("text",),
-        style={"text_color": text_color, "text_font_size": size, "text_align": align},
-    )
 
 
 def _steps(color: str) -> Mark:
@@ -65,31 +46,16 @@ def distances(target_len: int) -> np.ndarray:
     return drawn[drawn <= max(target_len - 1, 1)]
 
 
-class T5(SchemeChart):
-    key = "t5"
-    title = f"C5 · {_COLUMN.title}"
-    caption = _COLUMN.caption
-    formula = _COLUMN.formula
+class T5(SchemeChart, key="t5"):
     depends = ("trained_len", "target_len")
-    readout_depends = VERDICT_CONTROLS["t5"]
     marks = {  # noqa: RUF012
         # The distances met only past L, up to L′.
-        "new": Mark(
-            hv.VSpans,
-            (_DISTANCE, "distance_end"),
-            style={
-                "color": WARNING,
-                "alpha": 0.12,
-                "line_alpha": 0,
-                "tools": [],
-                "xformatter": short_ticks,
-            },
-        ),
+        "new": span((_DISTANCE, "distance_end"), WARNING, 0.12, xformatter=short_ticks),
         **{f"side_{i}": _steps(color) for i, (_s, _l, color) in enumerate(SIDES)},
-        "last": _line("dashed", 1.2),
-        "edge": _line("dotted", 1.5),
-        "last_text": _label("8pt", "right"),
-        "edge_text": _label("9pt", "left"),
+        "last": rule("dashed", 1.2),
+        "edge": rule("dotted", 1.5),
+        "last_text": labels((_DISTANCE, _BUCKET), text_color, "8pt", text_align="right"),
+        "edge_text": labels((_DISTANCE, _BUCKET), text_color, "9pt", text_align="left"),
     }
     options = {  # noqa: RUF012
         **SMALL,

@@ -1,16 +1,16 @@
 """What each scheme does at the target length: a verdict per scheme, from the core's numbers.
 
-Each verdict is a function of the controls it reads (:data:`VERDICT_CONTROLS`),
-cached per value: a scheme's card and the summary table share one computation.
+Each verdict is a function of the controls it reads, its parameters named after
+them (:data:`VERDICT_CONTROLS`), cached per value: a scheme's card and the summary
+table share one computation.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from inspect import signature
 from typing import Any, NamedTuple
-
-import numpy as np
 
 from positional_core.alibi import alibi_distance_shift, alibi_slopes, alibi_weight_factors
 from positional_core.attention import compare_order_similarity
@@ -20,11 +20,7 @@ from positional_core.extension import (
     out_of_band,
     trained_max_angle,
 )
-from positional_core.learned import (
-    LearnedPositionTable,
-    learned_parameter_count,
-    missing_positions,
-)
+from positional_core.learned import LearnedPositionTable, learned_parameter_count, missing_positions
 from positional_core.relative import t5_new_buckets
 from positional_core.sinusoidal import sinusoidal_frequencies
 from positional_core.stretch import StretchSchedule, StretchSettings, stretch_schedule
@@ -38,9 +34,7 @@ __all__ = [
     "Verdict",
     "no_positions",
     "order_check",
-    "rope_counts",
     "rope_schedule",
-    "rope_speeds",
     "t5_verdict",
     "verdict",
 ]
@@ -48,16 +42,6 @@ __all__ = [
 #: Values kept per cached function: recent settings of the open sessions (pure
 #: results of the settings, the same for every session).
 _CACHE = 64
-#: The controls each scheme's verdict reads, in the order its function takes them.
-VERDICT_CONTROLS: dict[str, tuple[str, ...]] = {
-    "learned": ("trained_len", "target_len", "d"),
-    "sinusoidal": ("trained_len", "target_len", "d", "base"),
-    "rope": ("trained_len", "target_len", "d", "base"),
-    "alibi": ("trained_len", "target_len", "heads"),
-    "t5": ("trained_len", "target_len"),
-}
-#: The RoPE methods compared, and the schedule's names for their counts.
-_COUNTED = {"none": "none", "interpolation": "linear", "NTK-aware": "ntk"}
 
 
 @dataclass(frozen=True)
@@ -79,11 +63,9 @@ class Verdict:
 
 def verdict(p: Any, key: str) -> Verdict:
     """The verdict of scheme ``key`` for the page ``p``'s settings."""
-    make = _VERDICTS[key]
-    return make(*(getattr(p, name) for name in VERDICT_CONTROLS[key]))
+    return _VERDICTS[key](*(getattr(p, name) for name in VERDICT_CONTROLS[key]))
 
 
-# ------------------------------------------------------------------ RoPE
 @lru_cache(maxsize=_CACHE)
 def rope_schedule(trained_len: int, target_len: int, d: int, base: float) -> StretchSchedule:
     """The unscaled head stretched from L to L′ (``s = L′/L``), with position
@@ -100,21 +82,11 @@ def rope_schedule(trained_len: int, target_len: int, d: int, base: float) -> Str
     )
 
 
-def rope_counts(sch: StretchSchedule) -> dict[str, int]:
-    """Pairs out of band per method: ``none``, ``interpolation``, ``NTK-aware``."""
-    return {name: sch.counts[raw] for name, raw in _COUNTED.items()}
-
-
-def rope_speeds(sch: StretchSchedule) -> dict[str, np.ndarray]:
-    """Each method's speeds θ′ (the trained ones for ``none``)."""
-    return {"none": sch.theta, "interpolation": sch.interpolated, "NTK-aware": sch.ntk}
-
-
 @lru_cache(maxsize=_CACHE)
 def rope_verdict(trained_len: int, target_len: int, d: int, base: float) -> Verdict:
     sch = rope_schedule(trained_len, target_len, d, base)
-    pairs, counts = d // 2, rope_counts(sch)
-    none, linear, ntk = counts["none"], counts["interpolation"], counts["NTK-aware"]
+    pairs = d // 2
+    none, linear, ntk = (sch.counts[method] for method in ("none", "linear", "ntk"))
     detail = (
         f"{int(sch.never.sum())} of {pairs} pairs never completed a turn in training. At L′ "
         f"with no change <b>{none} of {pairs}</b> pairs leave their band; "
@@ -133,33 +105,23 @@ def rope_verdict(trained_len: int, target_len: int, d: int, base: float) -> Verd
     )
 
 
-# ------------------------------------------------------- the other schemes
 @lru_cache(maxsize=_CACHE)
 def learned_verdict(trained_len: int, target_len: int, d: int) -> Verdict:
-    missing = missing_positions(trained_len, target_len)
+    missing, last = missing_positions(trained_len, target_len), target_len - 1
     parameters = f"L × d = {trained_len:,} × {d} = {learned_parameter_count(trained_len, d):,}"
     if missing == 0:
-        return Verdict(
-            "fine",
-            "Every position has a row",
-            f"L′ = L: rows 0 … {trained_len - 1:,} cover every position.",
-            "every position has a row",
-            parameters,
-        )
-    last = target_len - 1
+        detail = f"L′ = L: rows 0 … {trained_len - 1:,} cover every position."
+        short = "every position has a row"
+        return Verdict("fine", "Every position has a row", detail, short, parameters)
     has_row = LearnedPositionTable(trained_len, d).has_row(last)  # never builds the table
-    return Verdict(
-        "breaks",
-        f"No row for {missing:,} positions",
-        (
-            f"Rows 0 … {trained_len - 1:,} exist; positions {trained_len:,} … {last:,} have "
-            f"<b>no row</b> ({missing:,} positions). Position {last:,} has a row: "
-            f"<b>{'yes' if has_row else 'no'}</b>. The model cannot be run "
-            "at L′ unless the table is extended and trained."
-        ),
-        f"breaks: no row for {missing:,} positions",
-        parameters,
+    detail = (
+        f"Rows 0 … {trained_len - 1:,} exist; positions {trained_len:,} … {last:,} have "
+        f"<b>no row</b> ({missing:,} positions). Position {last:,} has a row: "
+        f"<b>{'yes' if has_row else 'no'}</b>. The model cannot be run "
+        "at L′ unless the table is extended and trained."
     )
+    short = f"breaks: no row for {missing:,} positions"
+    return Verdict("breaks", f"No row for {missing:,} positions", detail, short, parameters)
 
 
 @lru_cache(maxsize=_CACHE)
@@ -177,21 +139,15 @@ def sinusoidal_verdict(trained_len: int, target_len: int, d: int, base: float) -
         f"{readable(seen, 3)} rad in training ({readable(excess, 3)}× its range)"
     )
     if unseen:
-        return Verdict(
-            "unseen",
-            f"Defined, but {unseen} of {pairs} pairs unseen",
-            detail + f": <b>{unseen} of {pairs}</b> pairs show angles, so codes, "
-            "the model never trained on.",
-            f"runs, but {unseen} of {pairs} pairs reach unseen angles",
-            "0 (a fixed formula)",
+        kind, headline = "unseen", f"Defined, but {unseen} of {pairs} pairs unseen"
+        short = f"runs, but {unseen} of {pairs} pairs reach unseen angles"
+        detail += (
+            f": <b>{unseen} of {pairs}</b> pairs show angles, so codes, the model never trained on."
         )
-    return Verdict(
-        "fine",
-        "Every angle already seen",
-        detail + ": every pair stays within angles seen in training.",
-        "nothing unseen",
-        "0 (a fixed formula)",
-    )
+    else:
+        kind, headline, short = "fine", "Every angle already seen", "nothing unseen"
+        detail += ": every pair stays within angles seen in training."
+    return Verdict(kind, headline, detail, short, "0 (a fixed formula)")
 
 
 @lru_cache(maxsize=_CACHE)
@@ -219,10 +175,6 @@ def alibi_verdict(trained_len: int, target_len: int, heads: int) -> Verdict:
     )
 
 
-def _bucket_list(buckets: np.ndarray) -> str:
-    return ", ".join(str(int(b)) for b in buckets)
-
-
 @lru_cache(maxsize=_CACHE)
 def t5_verdict(trained_len: int, target_len: int) -> Verdict:
     """The T5 column's verdict: T5-base's encoder trained at L, run at L′.
@@ -231,7 +183,7 @@ def t5_verdict(trained_len: int, target_len: int) -> Verdict:
     is ever new; shorter L show the other case).
     """
     new = t5_new_buckets(trained_len, target_len, **T5_SETTINGS)
-    start = T5_LAST_BUCKET
+    start, listed = T5_LAST_BUCKET, ", ".join(str(int(b)) for b in new)
     buckets, max_distance = T5_SETTINGS["num_buckets"], T5_SETTINGS["max_distance"]
     parameters = (
         f"num_buckets × H = {buckets} × {T5_HEADS} = {buckets * T5_HEADS:,} "
@@ -239,19 +191,15 @@ def t5_verdict(trained_len: int, target_len: int) -> Verdict:
     )
     model = f"T5-base ({buckets} buckets, max distance {max_distance}, bidirectional)"
     if new.size:
-        return Verdict(
-            "unseen",
-            f"{new.size} new buckets past L",
-            (
-                f"{model}: trained on L = {trained_len:,} tokens, distances reach only "
-                f"{trained_len - 1:,}; at L′ = {target_len:,} offsets fall in buckets "
-                f"<b>{_bucket_list(new)}</b>, whose biases were never trained. From "
-                f"distance {start} on every distance shares one bucket, so a model trained "
-                f"on more than {start} tokens meets no new bucket."
-            ),
-            f"runs, but {new.size} buckets ({_bucket_list(new)}) never trained",
-            parameters,
+        detail = (
+            f"{model}: trained on L = {trained_len:,} tokens, distances reach only "
+            f"{trained_len - 1:,}; at L′ = {target_len:,} offsets fall in buckets "
+            f"<b>{listed}</b>, whose biases were never trained. From "
+            f"distance {start} on every distance shares one bucket, so a model trained "
+            f"on more than {start} tokens meets no new bucket."
         )
+        short = f"runs, but {new.size} buckets ({listed}) never trained"
+        return Verdict("unseen", f"{new.size} new buckets past L", detail, short, parameters)
     detail = (
         f"{model}: every offset up to L′ = {target_len:,} falls in a bucket already "
         f"reached at L = {trained_len:,}: <b>no new bucket</b>."
@@ -262,13 +210,8 @@ def t5_verdict(trained_len: int, target_len: int) -> Verdict:
             f"new distances {trained_len:,} … {target_len - 1:,} reuse the bias trained on "
             f"distances {start} … {trained_len - 1:,}."
         )
-    return Verdict(
-        "fine",
-        "No new bucket past L",
-        detail,
-        f"no new bucket; distances ≥ {start} share one bias",
-        parameters,
-    )
+    short = f"no new bucket; distances ≥ {start} share one bias"
+    return Verdict("fine", "No new bucket past L", detail, short, parameters)
 
 
 _VERDICTS = {
@@ -278,9 +221,12 @@ _VERDICTS = {
     "alibi": alibi_verdict,
     "t5": t5_verdict,
 }
+#: The controls each scheme's verdict reads: its function's parameters, in order.
+VERDICT_CONTROLS: dict[str, tuple[str, ...]] = {
+    key: tuple(signature(make).parameters) for key, make in _VERDICTS.items()
+}
 
 
-# ---------------------------------------------------------- order check
 class OrderCheck(NamedTuple):
     """Cosine similarity of the outputs for :data:`ORDER_PAIR`: with the scheme (and
     its own mask), with the same mask and no positions, and ALiBi's symmetric form
@@ -296,11 +242,9 @@ def order_check(column: SchemeColumn) -> OrderCheck:
     """The order check of ``column``'s scheme (fixed sentences: computed once)."""
     a, b = ORDER_PAIR
     causal = column.order_causal
-    symmetric = (
-        compare_order_similarity(a, b, "alibi", False)
-        if column.order_scheme == "alibi"
-        else float("nan")
-    )
+    symmetric = float("nan")
+    if column.order_scheme == "alibi":
+        symmetric = compare_order_similarity(a, b, "alibi", False)
     return OrderCheck(
         compare_order_similarity(a, b, column.order_scheme, causal),
         compare_order_similarity(a, b, "none", causal),

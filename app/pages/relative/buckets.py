@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import holoviews as hv
 import numpy as np
 from holoviews.operation.element import interpolate_curve
 
-from positional_core.relative import t5_bucket_regions, t5_relative_bucket
+from positional_core.relative import t5_relative_bucket
 
 from ...chart import Chart, Frame, Mark
 from ...look import OKABE_ITO, WARNING, is_dark, plot_opts, text_color, warning_text_color
@@ -105,9 +106,10 @@ def _steps(p: Any) -> dict[str, Any]:
     return {"offset": x, "bucket": bucket, "at": at, "region": region}
 
 
-def _boundaries(p: Any) -> dict[str, Any]:
+def _boundaries(p: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """Where the last bucket starts (solid) and max_distance (dashed), with short
-    labels beside their line on the side with room; lines past the axis are left out."""
+    labels beside their line on the side with room; lines past the axis are left out.
+    The marks' columns, and the labels' alignment."""
     reg, top, n = regions(p), p.offset_range, p.num_buckets
     s, md = reg.last_bucket_start, reg.max_distance
     signs = (-1, 1) if p.mode == "bidirectional" else (-1,)
@@ -118,23 +120,26 @@ def _boundaries(p: Any) -> dict[str, Any]:
         return {"x0": xs, "y0": np.full(xs.size, -0.5), "x1": xs, "y1": np.full(xs.size, y1)}
 
     def label(x: float, y: float, text: str, shown: bool) -> dict[str, Any]:
-        rows = [(x, y, text)] if shown else []
+        rows = int(shown)
         return {
-            "offset": np.array([r[0] for r in rows], dtype=float),
-            "bucket": np.array([r[1] for r in rows], dtype=float),
-            "text": np.array([r[2] for r in rows], dtype=object),
+            "offset": np.full(rows, x, dtype=float),
+            "bucket": np.full(rows, y, dtype=float),
+            "text": np.full(rows, text, dtype=object),
         }
 
+    def align(room: bool) -> dict[str, str]:
+        return {"text_align": "left" if (side > 0) == room else "right"}
+
     start_text = f" {'≥ ' if side > 0 else '≤ −'}{s:,}: \n one bucket "
-    return {
+    marks = {
         "starts": lines(s - 0.5, _top(p)),
         # The dashed line stops under the labels, which sit above the last bucket.
         "limits": lines(md, n - 0.5),
         "start_label": label(side * (s - 0.5), n * 1.15, start_text, s - 0.5 <= top),
         "limit_label": label(side * md, n * 0.06, " max_distance ", md <= top),
-        "start_align": "left" if (side > 0) == (top - s > 0.3 * top) else "right",
-        "limit_align": "left" if (side > 0) == (top - md > 0.5 * top) else "right",
     }
+    props = {"start_label": align(top - s > 0.3 * top), "limit_label": align(top - md > 0.5 * top)}
+    return marks, props
 
 
 class Buckets(Chart):
@@ -205,100 +210,73 @@ class Buckets(Chart):
     answer_depends = ("num_buckets", "max_distance", "mode")
 
     def frame(self, p: Any) -> Frame:
-        marks = _boundaries(p)
+        marks, props = _boundaries(p)
         top = p.offset_range
         return Frame(
             regions=_bands(p),
             steps=_steps(p),
-            starts=marks["starts"],
-            limits=marks["limits"],
-            start_label=marks["start_label"],
-            limit_label=marks["limit_label"],
-            props={
-                "start_label": {"text_align": marks["start_align"]},
-                "limit_label": {"text_align": marks["limit_align"]},
-            },
+            **marks,
+            props=props,
             x=(-top - 0.5, top + 0.5),
             y=(-0.5, _top(p)),
         )
 
     def readout(self, p: Any) -> str:
-        reg = regions(p)
-        b, e, s, md = reg
-        settings = t5_settings(p)
+        b, e, s, md = regions(p)
 
         def bucket_of(*offsets: int) -> list[int]:
-            return [int(v) for v in t5_relative_bucket(np.asarray(offsets), **settings)]
+            return [int(v) for v in t5_relative_bucket(np.asarray(offsets), **t5_settings(p))]
 
-        last_before = bucket_of(-s)[0]
-        exact_before = _buckets_text(*bucket_of(0, -(e - 1)))
+        exact = "distance 0 gets its own bucket"
+        if e > 1:
+            exact = f"{_distances_text(0, e - 1)} get one bucket each"
+        exact += f" ({_buckets_text(*bucket_of(0, -(e - 1)))}"
+        log = f"{_swatch('logarithmic')}<b>logarithmic</b>: "
         if s > e:
-            log = (
-                f"{_swatch('logarithmic')}<b>logarithmic</b>: {_distances_text(e, s - 1)} "
-                f"share {_buckets_text(*bucket_of(-e, -(s - 1)))}, each wider than the one before"
-            )
+            log += f"{_distances_text(e, s - 1)} share "
+            log += f"{_buckets_text(*bucket_of(-e, -(s - 1)))}, each wider than the one before"
         else:
-            log = f"{_swatch('logarithmic')}<b>logarithmic</b>: none at this setting"
+            log += "none at this setting"
+        shared = f"every distance ≥ <b>{s:,}</b> is bucket <b>{bucket_of(-s)[0]}</b>"
         if p.mode == "bidirectional":
-            after = bucket_of(1, e, s) if e > 1 else bucket_of(e, e, s)
-            exact_after = (
-                f"; after the query {_buckets_text(after[0], bucket_of(e - 1)[0])}" if e > 1 else ""
-            )
+            after = bucket_of(1, e, s)
+            if e > 1:
+                exact += f"; after the query {_buckets_text(after[0], bucket_of(e - 1)[0])}"
             if s > e:
                 log += f" (after the query {_buckets_text(after[1], after[2] - 1)})"
-            shared_after = f" ({after[2]} after the query)"
-            unused = (
-                f" Bucket {b} (“distance 0 after the query”) is never used: offset 0 is bucket 0."
-            )
+            shared += f" ({after[2]} after the query)"
             head = (
                 f"<b>{p.num_buckets} buckets, bidirectional</b>: {b} for keys before the "
                 f"query (offset &lt; 0, buckets 0–{b - 1}), {b} for keys after it."
             )
+            unused = (
+                f" Bucket {b} (“distance 0 after the query”) is never used: offset 0 is bucket 0."
+            )
         else:
-            exact_after = shared_after = ""
+            head = f"<b>{p.num_buckets} buckets, causal</b>: all {b} for keys before the query."
             unused = (
                 f" {_swatch('future')}Every future offset (&gt; 0) is bucket 0, like the "
                 "query itself: the causal mask hides those keys anyway."
             )
-            head = f"<b>{p.num_buckets} buckets, causal</b>: all {b} for keys before the query."
-        early = (
-            f" — already before max_distance = {md:,}: the last step of the logarithmic "
-            "scale lands in the last bucket"
-            if s < md
-            else ""
-        )
-        shown = (
-            ""
-            if s <= p.offset_range
-            else f" (past the plotted ±{p.offset_range:,}: widen L to see it)"
-        )
-        exact = (
-            f"{_distances_text(0, e - 1)} get one bucket each"
-            if e > 1
-            else "distance 0 gets its own bucket"
-        )
+        if s < md:
+            shared += (
+                f" — already before max_distance = {md:,}: the last step of the logarithmic "
+                "scale lands in the last bucket"
+            )
+        if s > p.offset_range:
+            shared += f" (past the plotted ±{p.offset_range:,}: widen L to see it)"
         return (
-            f"{head}<br>{_swatch('exact')}<b>exact</b>: {exact} "
-            f"({exact_before}{exact_after}).<br>{log}.<br>"
-            f"{_swatch('shared')}<b>shared</b>: every distance ≥ <b>{s:,}</b> is bucket "
-            f"<b>{last_before}</b>{shared_after}{early}{shown}.{unused}"
+            f"{head}<br>{_swatch('exact')}<b>exact</b>: {exact}).<br>{log}.<br>"
+            f"{_swatch('shared')}<b>shared</b>: {shared}.{unused}"
         )
 
     def answer(self, p: Any) -> str:
-        values = t5_preset_values(CHECK_PRESET)
-        settings = {
-            "bidirectional": values["mode"] == "bidirectional",
-            "num_buckets": values["num_buckets"],
-            "max_distance": values["max_distance"],
-        }
+        preset = SimpleNamespace(**t5_preset_values(CHECK_PRESET))
+        b, _exact, start, _limit = regions(preset)
         offset = CHECK_OFFSET
-        bucket = int(t5_relative_bucket(offset, **settings))
-        reg = t5_bucket_regions(
-            settings["num_buckets"], settings["max_distance"], settings["bidirectional"]
+        bucket, same, far = (
+            int(t5_relative_bucket(o, **t5_settings(preset))) for o in (offset, start, 100_000)
         )
-        b, start = reg.buckets_per_direction, reg.last_bucket_start
-        same = int(t5_relative_bucket(start, **settings))
-        far = int(t5_relative_bucket(100_000, **settings))
         current = int(t5_relative_bucket(offset, **t5_settings(p)))
         now = f"{p.num_buckets} buckets, max_distance {p.max_distance:,}, {p.mode}"
         return (

@@ -9,16 +9,12 @@ import numpy as np
 from bokeh.models import CustomJSHover
 
 from positional_core.attention import causal_mask
-from positional_core.relative import (
-    t5_bias_matrix,
-    t5_random_bucket_biases,
-    t5_relative_bucket,
-)
+from positional_core.relative import t5_bias_matrix, t5_random_bucket_biases, t5_relative_bucket
 
-from ...chart import KEY, Chart, Choices, Frame, Mark
+from ...chart import KEY, Chart, Choices, Frame
 from ...look import plot_opts
 from ...numbers import num
-from .shared import BIAS_SEED, KEY_DIM, QUERY_DIM, offset_hover, regions, t5_settings
+from .shared import BIAS_SEED, regions, square_image, t5_settings
 
 #: The bucket index of a cell the causal mask hides: past every bucket the page
 #: allows (num_buckets ≤ 128). Each head's table has NaN there, drawn grey.
@@ -55,26 +51,14 @@ class BiasMatrix(Chart):
     )
     depends = ("num_buckets", "max_distance", "mode", "heads", "bias_len")
     marks = {  # noqa: RUF012
-        "image": Mark(
-            hv.Image,
-            (KEY_DIM, QUERY_DIM),
+        "image": square_image(
             (hv.Dimension("bias", label="bias added to the score"), "bucket"),
-            choice="head",
+            [("bucket", "@{bucket}{custom}"), ("bias (illustrative)", "@image{0.000}")],
             # HoloViews writes "@bucket" as "@{bucket}" in the tooltips.
-            hover={"@{bucket}": _bucket_hover, "$sx": offset_hover},
-            style={
-                "cmap": "RdBu_r",
-                "clipping_colors": {"NaN": _MASKED_COLOR},
-                "colorbar": True,
-                "tools": ["hover"],
-                "hover_tooltips": [
-                    ("query i", "$y{0}"),
-                    ("key j", "$x{0}"),
-                    ("offset j − i", "$sx{offset}"),
-                    ("bucket", "@{bucket}{custom}"),
-                    ("bias (illustrative)", "@image{0.000}"),
-                ],
-            },
+            hover={"@{bucket}": _bucket_hover},
+            choice="head",
+            cmap="RdBu_r",
+            clipping_colors={"NaN": _MASKED_COLOR},
         ),
     }
     options = plot_opts(height=340, invert_yaxis=True)
@@ -123,16 +107,14 @@ class BiasMatrix(Chart):
         )
 
     def readout(self, p: Any) -> str:
-        column = bias_table(p)[:, p.head - 1]
-        reg = regions(p)
-        n = p.bias_len
-        last = int(t5_relative_bucket(-reg.last_bucket_start, **t5_settings(p)))
+        column, start, n = bias_table(p)[:, p.head - 1], regions(p).last_bucket_start, p.bias_len
+        last = int(t5_relative_bucket(-start, **t5_settings(p)))
         far = (
-            f"Keys {reg.last_bucket_start:,} or more positions before the query all get "
+            f"Keys {start:,} or more positions before the query all get "
             f"bucket {last}'s bias, {num(float(column[last]), 3)}: past that distance this "
             "head cannot tell them apart."
-            if reg.last_bucket_start < n
-            else f"At n = {n:,} no key is far enough ({reg.last_bucket_start:,}) to reach "
+            if start < n
+            else f"At n = {n:,} no key is far enough ({start:,}) to reach "
             "the shared last bucket; make n larger."
         )
         mask = (

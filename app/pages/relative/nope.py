@@ -22,6 +22,10 @@ _I = hv.Dimension("i", label="query position i")
 _W = hv.Dimension("weight", label="weight on each visible key")
 
 
+def _curve(vdims: tuple, **style: Any) -> Mark:
+    return Mark(hv.Curve, (_I,), vdims, style={**style, "tools": []})
+
+
 def order_bars() -> pn.Column:
     """The Order page's similarities for its default pair (fixed: drawn once)."""
     a, b = ORDER_PAIR
@@ -79,23 +83,8 @@ class Nope(Chart):
     )
     depends = ("nope_len",)
     marks = {  # noqa: RUF012
-        "flat": Mark(
-            hv.Curve,
-            (_I,),
-            (_W,),
-            style={
-                "color": OKABE_ITO["grey"],
-                "line_dash": "dashed",
-                "line_width": 2,
-                "tools": [],
-            },
-        ),
-        "curve": Mark(
-            hv.Curve,
-            (_I,),
-            (_W, "keys"),
-            style={"color": OKABE_ITO["green"], "line_width": 2.5, "tools": []},
-        ),
+        "flat": _curve((_W,), color=OKABE_ITO["grey"], line_dash="dashed", line_width=2),
+        "curve": _curve((_W, "keys"), color=OKABE_ITO["green"], line_width=2.5),
         "points": Mark(
             hv.Scatter,
             (_I,),
@@ -127,10 +116,7 @@ class Nope(Chart):
             flat={"i": np.array([0, n - 1]), "weight": np.array([flat, flat])},
             curve=points,
             points=points,
-            labels={
-                "flat": "no mask: 1/T everywhere",
-                "curve": "causal mask: 1/(i + 1)",
-            },
+            labels={"flat": "no mask: 1/T everywhere", "curve": "causal mask: 1/(i + 1)"},
             props={"points": {"size": 6 if n <= 64 else 3}},
             x=(-0.5, n - 0.5),
             y=(0, 1.08),

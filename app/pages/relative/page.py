@@ -19,13 +19,6 @@ from .shaw import Shaw
 __all__ = ["RelativePage"]
 
 
-def _exact_end(num_buckets: int, mode: str) -> int:
-    """Distances below this get one bucket each (``t5_bucket_regions``' ``exact_end``)."""
-    return t5_bucket_regions(
-        num_buckets, num_buckets, bidirectional=mode == "bidirectional"
-    ).exact_end
-
-
 class RelativePage(Page):
     """T5 relative buckets, Shaw et al.'s clipping, and NoPE."""
 
@@ -130,7 +123,8 @@ class RelativePage(Page):
         # Even num_buckets is enforced by constrain() first; round here too so the
         # bounds can be asked for with any value a link may carry.
         buckets = max(4, values["num_buckets"] - values["num_buckets"] % 2)
-        low = _exact_end(buckets, values["mode"]) + 1
+        # Distances below exact_end get one bucket each (whatever max_distance is).
+        low = t5_bucket_regions(buckets, buckets, values["mode"] == "bidirectional").exact_end + 1
         return {
             "head": (1, values["heads"]),
             "max_distance": (low, cls.param.max_distance.bounds[1]),

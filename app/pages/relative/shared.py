@@ -1,4 +1,4 @@
-"""What the Relative figures share: the T5 settings, the presets, colours and hovers."""
+"""What the Relative figures share: the T5 settings, the presets, colours and the images."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from bokeh.models import CustomJSHover
 from positional_core.presets import model_config
 from positional_core.relative import T5BucketRegions, t5_bucket_regions
 
+from ...chart import Mark
 from ...look import OKABE_ITO
 
 __all__ = [
@@ -19,8 +20,8 @@ __all__ = [
     "QUERY_DIM",
     "REGION_COLORS",
     "T5_PRESETS",
-    "offset_hover",
     "regions",
+    "square_image",
     "t5_preset_values",
     "t5_settings",
 ]
@@ -59,7 +60,8 @@ def t5_preset_values(label: str) -> dict[str, Any]:
 
 
 def t5_settings(p: Any) -> dict[str, Any]:
-    """The page's T5 settings, as the core's keyword arguments."""
+    """The T5 settings of ``p`` (the page, or a preset's values as attributes), as the
+    core's keyword arguments."""
     return {
         "bidirectional": p.mode == "bidirectional",
         "num_buckets": p.num_buckets,
@@ -68,12 +70,28 @@ def t5_settings(p: Any) -> dict[str, Any]:
 
 
 def regions(p: Any) -> T5BucketRegions:
-    """Where the page's exact, logarithmic and shared regions start."""
+    """Where the exact, logarithmic and shared regions of ``p``'s settings start."""
     return t5_bucket_regions(p.num_buckets, p.max_distance, p.mode == "bidirectional")
 
 
-def offset_hover() -> CustomJSHover:
+def _offset_hover() -> CustomJSHover:
     """Tooltip formatter: the images' x is the key j, y the query i; offset = j − i."""
     return CustomJSHover(
         code="return (Math.round(special_vars.x) - Math.round(special_vars.y)).toString()"
+    )
+
+
+def square_image(
+    vdims: tuple, tooltips: list, hover: dict | None = None, choice: str | tuple = (), **style: Any
+) -> Mark:
+    """An n × n image, key j along x and query i down the page (T1b, T2); its hover
+    names the cell, its offset j − i, then ``tooltips``."""
+    cell = [("query i", "$y{0}"), ("key j", "$x{0}"), ("offset j − i", "$sx{offset}")]
+    return Mark(
+        hv.Image,
+        (KEY_DIM, QUERY_DIM),
+        vdims,
+        hover={"$sx": _offset_hover, **(hover or {})},
+        choice=choice,
+        style={"colorbar": True, "tools": ["hover"], "hover_tooltips": [*cell, *tooltips], **style},
     )

@@ -13,7 +13,7 @@ from positional_core.relative import shaw_clipped_distance, shaw_relative_index
 from ...chart import Chart, Frame, Mark
 from ...look import HIGHLIGHT, plot_opts
 from ...marks import image_columns
-from .shared import KEY_DIM, QUERY_DIM, offset_hover
+from .shared import KEY_DIM, QUERY_DIM, square_image
 
 #: One colour per clipped offset.
 _CMAP = "PuOr_r"
@@ -52,23 +52,10 @@ class Shaw(Chart):
     )
     depends = ("clip_k", "shaw_len")
     marks = {  # noqa: RUF012
-        "image": Mark(
-            hv.Image,
-            (KEY_DIM, QUERY_DIM),
+        "image": square_image(
             (hv.Dimension("clipped", label="clipped offset clip(j − i, −k, k)"), "index"),
-            hover={"$sx": offset_hover},
-            style={
-                "cmap": _CMAP,
-                "colorbar": True,
-                "tools": ["hover"],
-                "hover_tooltips": [
-                    ("query i", "$y{0}"),
-                    ("key j", "$x{0}"),
-                    ("offset j − i", "$sx{offset}"),
-                    ("clipped offset", "@image{0}"),
-                    ("vector used", "w[@index]"),
-                ],
-            },
+            [("clipped offset", "@image{0}"), ("vector used", "w[@index]")],
+            cmap=_CMAP,
         ),
         # Staircases between offsets ±(k − 1) and ±k: a dark line under a white core.
         "halo": _outline(HIGHLIGHT, 4),
