@@ -1,4 +1,4 @@
-"""Time every control of every page in a real browser: change → figures painted (issue 8).
+"""Time every control of every page in a real browser: change → figures painted.
 
 Serves the app (``panel serve app benchmarks/naive_app.py benchmarks/floor_app.py`` on a free
 loopback port), opens each page in headless Chromium and, for every control,

@@ -27,6 +27,11 @@ _X = hv.Dimension("x", label="distance Δ = i − j (positions back, log scale)"
 _Y = hv.Dimension("y", label="weight factor e^(−m·Δ)")
 
 
+def _of_head(kind: type, kdims: tuple, vdims: tuple = (), **style: Any) -> Mark:
+    """A layer of the selected head only, drawn on top."""
+    return Mark(kind, kdims, vdims, choice="head", on_top=True, style=style)
+
+
 def _label(color: Any) -> Mark:
     return Mark(
         hv.Labels, ("x", "y"), ("text",), style={"text_color": color, "text_font_size": "10pt"}
@@ -35,6 +40,11 @@ def _label(color: Any) -> Mark:
 
 def _line(**style: Any) -> Mark:
     return Mark(hv.VLines, ("x",), style=style)
+
+
+def _line_label(at: int, text: str, far: int) -> dict[str, list]:
+    """The label above a line at distance ``at``: at the axis' end ``far``, empty past it."""
+    return {"x": [min(at, far)], "y": [1.06], "text": [text if at <= far else ""]}
 
 
 class Decay(Chart):
@@ -68,28 +78,15 @@ class Decay(Chart):
                 ],
             },
         ),
-        "selected": Mark(
-            hv.Curve,
-            (_X,),
-            (_Y,),
-            choice="head",
-            on_top=True,
-            style={"color": WARNING, "line_width": 3.5, "tools": []},
-        ),
-        "half_life": Mark(
-            hv.Points,
-            ("x", "y"),
-            choice="head",
-            on_top=True,
-            style={"color": WARNING, "size": 9, "tools": []},
-        ),
-        "half_life_text": Mark(
+        "selected": _of_head(hv.Curve, (_X,), (_Y,), color=WARNING, line_width=3.5),
+        "half_life": _of_head(hv.Points, ("x", "y"), color=WARNING, size=9),
+        "half_life_text": _of_head(
             hv.Labels,
             ("x", "y"),
             ("text",),
-            choice="head",
-            on_top=True,
-            style={"text_color": text_color, "text_align": "left", "text_font_size": "10pt"},
+            text_color=text_color,
+            text_align="left",
+            text_font_size="10pt",
         ),
         "half": Mark(
             hv.HLines,
@@ -123,22 +120,17 @@ class Decay(Chart):
             }
 
         def half(heads: np.ndarray, text: bool = False) -> dict[str, Any]:
-            rows: dict[str, Any] = {
-                "x": halves[heads - 1],
-                "y": np.full(len(heads), 0.56 if text else 0.5),
-            }
+            x = halves[heads - 1]
+            rows = {"x": x, "y": np.full(len(heads), 0.56 if text else 0.5), KEY: heads}
             if text:
-                rows["text"] = np.asarray([f" half-life {h:,.1f}" for h in rows["x"]], dtype=object)
-            return {**rows, KEY: heads}
+                rows["text"] = np.asarray([f" half-life {h:,.1f}" for h in x], dtype=object)
+            return rows
 
         heads = np.arange(1, p.heads + 1)
         version = (p.heads, p.max_distance)
         length, distance, far = p.trained_len, p.distance, p.max_distance
-        # A label sits on the side of its line with more room; past the axis, empty.
+        # A label sits on the side of its line with more room.
         right = length * 4 < far
-        length_text = (
-            (f" L = {length:,} " if right else f"L = {length:,} ") if length <= far else ""
-        )
         return Frame(
             curves={
                 "x": np.tile(np.append(delta, delta[-1]), p.heads),
@@ -152,13 +144,11 @@ class Decay(Chart):
             half_life_text=Choices(heads, lambda h: half(h, text=True), version=version),
             half={"y": [0.5]},
             length={"x": [length]},
-            length_text={"x": [min(length, far)], "y": [1.06], "text": [length_text]},
+            length_text=_line_label(
+                length, f" L = {length:,} " if right else f"L = {length:,} ", far
+            ),
             delta={"x": [distance]},
-            delta_text={
-                "x": [min(distance, far)],
-                "y": [1.06],
-                "text": [f" Δ = {distance:,} " if distance <= far else ""],
-            },
+            delta_text=_line_label(distance, f" Δ = {distance:,} ", far),
             # The curves' ends and the half-lives, as HoloViews takes them from the data.
             x=padded(
                 float(delta[0]), max(float(delta[-1]), float(halves.max())), log=True, padding=0
@@ -176,11 +166,7 @@ class Decay(Chart):
         near = float(alibi_bias_row(slope, delta, delta + 1)[0])
         far = float(alibi_bias_row(slope, far_query, far_query + 1)[far_query - delta])
         factor, edge = alibi_weight_factors([slope], [delta, length])[0]
-        inside = (
-            f"at query position {delta:,} (inside the trained length L = {length:,})"
-            if delta < length
-            else f"at query position {delta:,}"
-        )
+        inside = f" (inside the trained length L = {length:,})" if delta < length else ""
         new = (
             f"Δ = {delta:,} is already longer than any distance seen in training "
             f"(at most L − 1 = {length - 1:,}); its bias simply continues the same line. "
@@ -189,7 +175,8 @@ class Decay(Chart):
         )
         return (
             f"<b>Train short, test long.</b> For {head_label(p.heads, p.head)}, a key "
-            f"Δ = {delta:,} positions back gets bias −m·Δ = <b>{num(near)}</b> {inside}, and "
+            f"Δ = {delta:,} positions back gets bias −m·Δ = <b>{num(near)}</b> at query "
+            f"position {delta:,}{inside}, and "
             f"<b>{num(far)}</b> at query position {far_query:,} (4·L + Δ, far past it): "
             f"difference {difference(abs(near - far))}. Its weight factor "
             f"e<sup>−m·Δ</sup> = {sci(factor)}. {new}ALiBi has no absolute position "

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...chart import KEY, Chart, Choices, Frame, Mark
 from ...look import HIGHLIGHT, OKABE_ITO, plot_opts
-from .shared import FORM_LABELS, bias_hover, head_label
+from .shared import FORM_LABELS, bias_hover, drawn_bias, head_label
 
 _KEY = hv.Dimension("key", label="key position j")
 _QUERY = hv.Dimension("query", label="query position i")
@@ -66,25 +66,19 @@ class BiasMatrix(Chart):
     readout_depends = ("heads", "head", "seq_len", "mask", "form")
 
     def frame(self, p: Any) -> Frame:
-        size = float(p.seq_len)
-
         def images(heads: np.ndarray) -> dict[str, Any]:
-            pictures, limits = [], []
-            for head in heads:
-                bias = p.matrices(int(head)).bias
-                finite = bias[np.isfinite(bias)]
-                pictures.append(np.where(np.isinf(bias), np.nan, bias))
-                limits.append(float(np.max(np.abs(finite))) if finite.size else 1.0)
             column = np.empty(len(heads), dtype=object)
-            column[:] = pictures
-            limit = np.asarray(limits) + (np.asarray(limits) == 0)
-            count = len(heads)
+            column[:] = [drawn_bias(p.matrices(int(head)).bias) for head in heads]
+            # The colour scale follows the head: ±its largest |bias| (1 for a flat matrix).
+            limit = np.array([np.nanmax(np.abs(image)) for image in column])
+            limit = limit + (limit == 0)
+            edge, size = np.full(len(heads), -0.5), np.full(len(heads), float(p.seq_len))
             return {
                 "image": column,
-                "x": np.full(count, -0.5),
-                "y": np.full(count, -0.5),
-                "dw": np.full(count, size),
-                "dh": np.full(count, size),
+                "x": edge,
+                "y": edge,
+                "dw": size,
+                "dh": size,
                 "__low": -limit,
                 "__high": limit,
                 KEY: np.asarray(heads),
@@ -93,7 +87,7 @@ class BiasMatrix(Chart):
         def outline(rows: np.ndarray) -> dict[str, Any]:
             return {"y0": rows - 0.5, "y1": rows + 0.5, KEY: rows}
 
-        edge = (-0.5, size - 0.5)
+        edge = (-0.5, p.seq_len - 0.5)
         rows = Choices(np.arange(p.seq_len), outline, version=(p.seq_len,))
         return Frame(
             image=Choices(

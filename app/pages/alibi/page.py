@@ -111,16 +111,13 @@ class AlibiPage(Page):
         "test long' readout under A4.",
     )
 
+    # Bounded numbers get Panel's sliders without being named here.
     widget_specs: ClassVar[dict[str, dict[str, Any]]] = {
-        "heads": {"type": pn.widgets.IntSlider},
-        "head": {"type": pn.widgets.IntSlider},
-        "seq_len": {"type": pn.widgets.IntSlider},
-        "row": {"type": pn.widgets.IntSlider},
         "mask": {"type": pn.widgets.RadioButtonGroup, "color": "primary", "variant": "outline"},
         "form": {"type": pn.widgets.RadioButtonGroup, "color": "primary", "variant": "outline"},
-        "max_distance": {"type": pn.widgets.IntSlider, "throttled": True},
-        "trained_len": {"type": pn.widgets.IntSlider, "throttled": True},
-        "distance": {"type": pn.widgets.IntSlider, "throttled": True},
+        "max_distance": {"throttled": True},
+        "trained_len": {"throttled": True},
+        "distance": {"throttled": True},
     }
 
     def __init__(self, **params: Any) -> None:
@@ -168,28 +165,6 @@ class AlibiPage(Page):
         return self._heads.matrices(self.heads, self.seq_len, self.causal, head, form)
 
     # ---------------------------------------------------------------- layout
-    def _go_preset(self, name: str) -> None:
-        config = model_config(name)
-        values = {**self._values(), "heads": int(config.get("n_head") or config.get("n_heads"))}
-        if "max_seq_len" in config:
-            values["trained_len"] = int(config["max_seq_len"])
-        self._apply(self.constrain(values)[0])
-
-    def _preset_buttons(self) -> pn.Column:
-        buttons = []
-        for label, name in ALIBI_PRESETS.items():
-            config = model_config(name)
-            heads = int(config.get("n_head") or config.get("n_heads"))
-            button = pn.widgets.Button(
-                label=f"{label}: {heads} heads",
-                color="light",
-                sizing_mode="stretch_width",
-                margin=(2, 4),
-            )
-            button.on_click(lambda _event, name=name: self._go_preset(name))
-            buttons.append(button)
-        return pn.Column(*buttons, sizing_mode="stretch_width")
-
     def _radio(self, name: str, **extra: Any) -> list[Any]:
         """A labelled button group for a selector (button groups show no title)."""
         spec = {k: v for k, v in self.widget_specs[name].items() if k != "type"}
@@ -207,7 +182,7 @@ class AlibiPage(Page):
         return pn.Param(
             self.param,
             parameters=names,
-            widgets={n: self.widget_specs[n] for n in names},
+            widgets={n: self.widget_specs[n] for n in names if n in self.widget_specs},
             show_name=False,
             sizing_mode="stretch_width",
             margin=0,
@@ -230,7 +205,22 @@ class AlibiPage(Page):
         return self._controls
 
     def _extra_controls(self) -> list[Any]:
+        """One button per real model: it sets H, and L where the config states it."""
+        buttons = []
+        for label, name in ALIBI_PRESETS.items():
+            config = model_config(name)
+            values = {"heads": int(config.get("n_head") or config.get("n_heads"))}
+            if "max_seq_len" in config:
+                values["trained_len"] = int(config["max_seq_len"])
+            button = pn.widgets.Button(
+                label=f"{label}: {values['heads']} heads",
+                color="light",
+                sizing_mode="stretch_width",
+                margin=(2, 4),
+            )
+            button.on_click(lambda _event, values=values: self.set_state(**values))
+            buttons.append(button)
         return [
             pn.pane.Markdown("Real ALiBi models (sets H):", margin=(8, 10, 0, 10)),
-            self._preset_buttons(),
+            pn.Column(*buttons, sizing_mode="stretch_width"),
         ]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 import numpy as np
 from bokeh.models import CustomJSHover
@@ -30,7 +30,12 @@ def bias_hover() -> CustomJSHover:
     return CustomJSHover(code="return Number.isNaN(value) ? 'masked (−∞)' : value.toFixed(4)")
 
 
-def exponent(source: tuple[int, int]) -> Fraction:
+def drawn_bias(bias: np.ndarray) -> np.ndarray:
+    """A bias as the figures draw it: NaN where masked (Bokeh has no −∞)."""
+    return np.where(np.isinf(bias), np.nan, bias)
+
+
+def _exponent(source: tuple[int, int]) -> Fraction:
     """``8h/P`` for a slope ``2^(−8h/P)`` (exact, for display)."""
     power, place = source
     return Fraction(8 * place, power)
@@ -38,21 +43,24 @@ def exponent(source: tuple[int, int]) -> Fraction:
 
 def power_text(source: tuple[int, int], html: bool = True) -> str:
     """``2^(−8h/P)`` with its simplified exponent, e.g. ``2^−3`` or ``2^−1/2``."""
-    exp = exponent(source)
+    exp = _exponent(source)
     text = f"−{exp}" if exp.denominator == 1 else f"−{exp.numerator}/{exp.denominator}"
     return f"2<sup>{text}</sup>" if html else f"2^{text}"
 
 
 def slope_text(slope: float, source: tuple[int, int]) -> str:
     """A slope as ``1/2^k`` when it is one, else four significant digits."""
-    exp = exponent(source)
-    if exp.denominator == 1:
-        return f"1/{2**exp.numerator:,}"
-    return f"{slope:.4g}"
+    exp = _exponent(source)
+    return f"1/{2**exp.numerator:,}" if exp.denominator == 1 else f"{slope:.4g}"
 
 
-@dataclass(frozen=True)
-class HeadMatrices:
+def head_label(heads: int, head: int) -> str:
+    slope = float(alibi_slopes(heads)[head - 1])
+    source = alibi_slope_sources(heads)[head - 1]
+    return f"head {head} of {heads}, m = {slope_text(slope, source)}"
+
+
+class HeadMatrices(NamedTuple):
     """One head's bias matrix (−∞ where masked) and the softmax weights of every row
     when all content scores are 0, both ``(T, T)``."""
 
@@ -74,22 +82,14 @@ class Heads:
         self, heads: int, seq_len: int, causal: bool, head: int, form: str
     ) -> HeadMatrices:
         key = (heads, seq_len, causal, head, form)
-        hit = self._kept.get(key)
-        if hit is not None:
+        if key in self._kept:
             self._kept.move_to_end(key)
-            return hit
+            return self._kept[key]
         slope = float(alibi_slopes(heads)[head - 1])
         bias = alibi_head_bias(slope, seq_len, causal=causal, form=form)
-        data = HeadMatrices(bias=bias, weights=softmax(bias, axis=-1))
-        for array in (data.bias, data.weights):
+        data = self._kept[key] = HeadMatrices(bias, softmax(bias, axis=-1))
+        for array in data:
             array.setflags(write=False)
-        self._kept[key] = data
         while sum(k[1] ** 2 for k in self._kept) > _CACHE_CELLS and len(self._kept) > 2:
             self._kept.popitem(last=False)
         return data
-
-
-def head_label(heads: int, head: int) -> str:
-    slope = float(alibi_slopes(heads)[head - 1])
-    source = alibi_slope_sources(heads)[head - 1]
-    return f"head {head} of {heads}, m = {slope_text(slope, source)}"

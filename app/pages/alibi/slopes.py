@@ -102,7 +102,6 @@ class Slopes(Chart):
                 "fill_alpha": 0,
                 "line_color": WARNING,
                 "line_width": 3,
-                "tools": [],
             },
         ),
     }
@@ -130,7 +129,7 @@ class Slopes(Chart):
             "slope": slopes,
             "half_life": np.asarray(alibi_half_lives(slopes), dtype=float),
             "source": np.array(
-                [f"2^(−8·{h}/{p}) = {power_text((p, h), html=False)}" for p, h in sources]
+                [f"2^(−8·{h}/{n}) = {power_text((n, h), html=False)}" for n, h in sources]
             ),
         }
         size = {"size": 8 if p.heads <= 32 else 5}
@@ -182,14 +181,8 @@ class Slopes(Chart):
             "position: sticky; top: 1.9em; bottom: 0; }"
         )
         table = pn.bind(slope_table, p.param.heads, p.param.head)
-        return [
-            pn.pane.HTML(
-                table,
-                stylesheets=[_TABLE_CSS, sticky],
-                sizing_mode="stretch_width",
-                margin=(4, 10),
-            )
-        ]
+        css = [_TABLE_CSS, sticky]
+        return [pn.pane.HTML(table, stylesheets=css, sizing_mode="stretch_width", margin=(4, 10))]
 
     def answer(self, p: Any) -> str:
         eight = alibi_slopes(8)

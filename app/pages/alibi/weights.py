@@ -10,7 +10,7 @@ import numpy as np
 from ...chart import KEY, Chart, Choices, Frame, Mark
 from ...look import OKABE_ITO, plot_opts, text_color
 from ...numbers import difference, num, sci
-from .shared import FORM_LABELS, ROW_STRIDE, bias_hover
+from .shared import FORM_LABELS, ROW_STRIDE, bias_hover, drawn_bias
 
 _J = hv.Dimension("x0", label="key position j")
 _W = hv.Dimension("y0", label="attention weight")
@@ -94,7 +94,7 @@ class Weights(Chart):
                 "y1": weights.ravel(),
                 "j": j,
                 "weight": weights.ravel(),
-                "bias": np.where(np.isinf(bias), np.nan, bias).ravel(),
+                "bias": drawn_bias(bias).ravel(),
                 "distance": (rows[:, None] - np.arange(n)[None, :]).ravel(),
                 "__y_start": np.zeros(j.size),
                 "__y_end": np.repeat(weights.max(axis=1) * 1.08, n),

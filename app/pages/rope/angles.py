@@ -59,7 +59,7 @@ class Angles(Chart):
         yticks=[(i * np.pi / 2, tick) for i, tick in enumerate(_TURN)],
         show_legend=False,
     )
-    readout_depends = ("d", "base", "max_distance", "pair")
+    readout_depends = (*depends, "pair")
 
     def frame(self, p: Any) -> Frame:
         theta = rope_frequencies(p.d, p.base)

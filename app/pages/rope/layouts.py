@@ -40,7 +40,7 @@ class Layouts(Chart):
             hv.Segments,
             ("dim", "row", "dim_end", "row_end"),
             fields={"color": _SCALE, "alpha": "alpha"},
-            style={"line_width": 2.5, "tools": []},
+            style={"line_width": 2.5},
         ),
         "cells": Mark(
             hv.Points,
@@ -66,7 +66,7 @@ class Layouts(Chart):
             ("dim", "row"),
             ("text",),
             fields={"text_color": "ink"},
-            style={"text_font_size": "7pt", "text_font_style": "bold", "tools": []},
+            style={"text_font_size": "7pt", "text_font_style": "bold"},
         ),
     }
     options = plot_opts(

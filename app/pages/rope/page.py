@@ -11,10 +11,9 @@ from positional_core.rope import LAYOUTS
 
 from ...page import Page
 from .angles import Angles
+from .curves import Distance, Mismatch
 from .decay import Decay
-from .distance import Distance
 from .layouts import Layouts
-from .mismatch import Mismatch
 from .pair import CONTROLS, Pair
 from .wavelengths import Wavelengths
 
@@ -159,21 +158,14 @@ class RopePage(Page):
         default=[], item_type=str, precedence=-1, doc="Why a button of R1 did nothing."
     )
 
+    # Bounded numbers get Panel's sliders without being named here.
     widget_specs: ClassVar[dict[str, dict[str, Any]]] = {
-        "m": {"type": pn.widgets.IntSlider},
-        "n": {"type": pn.widgets.IntSlider},
-        "theta": {"type": pn.widgets.FloatSlider},
-        "q_angle": {"type": pn.widgets.FloatSlider},
-        "q_len": {"type": pn.widgets.FloatSlider},
-        "k_angle": {"type": pn.widgets.FloatSlider},
-        "k_len": {"type": pn.widgets.FloatSlider},
-        "d": {"type": pn.widgets.IntSlider, "throttled": True},
+        "d": {"throttled": True},
         "base": {"type": pn.widgets.DiscreteSlider},
         "layout": {"type": pn.widgets.RadioButtonGroup, "color": "primary", "variant": "outline"},
         "seed": {"type": pn.widgets.IntInput},
         "start": {"type": pn.widgets.IntInput},
-        "max_distance": {"type": pn.widgets.IntSlider, "throttled": True},
-        "pair": {"type": pn.widgets.IntSlider},
+        "max_distance": {"throttled": True},
     }
 
     # ------------------------------------------------------------------ rules
@@ -222,27 +214,13 @@ class RopePage(Page):
         return self._controls
 
     def _arrange(self, cards: list[pn.viewable.Viewable]) -> pn.viewable.Viewable:
-        """R1's square plot beside its readout, buttons and log, the rest in two columns."""
+        """R1's square plot with its readout, buttons and log beside it (the identity,
+        caption and formula under both); the other figures in two columns."""
         first, *rest = cards
+        plot, *items = first.objects
         identity = self.figures["pair"].extras[-1]
-        return pn.Column(
-            _side_by_side(first, identity),
-            pn.GridBox(*rest, ncols=2, sizing_mode="stretch_width"),
-            sizing_mode="stretch_width",
-        )
-
-
-def _side_by_side(card: pn.Card, first_below: Any) -> pn.Card:
-    """A figure card with the plot on the left and the items after it beside it, up to
-    ``first_below``: that one and what follows (caption, formula) go under both."""
-    plot, *rest = card.objects
-    cut = next(i for i, item in enumerate(rest) if item is first_below)
-    card.objects = [
-        pn.Row(
-            plot,
-            pn.Column(*rest[:cut], sizing_mode="stretch_width", min_width=320),
-            sizing_mode="stretch_width",
-        ),
-        *rest[cut:],
-    ]
-    return card
+        cut = next(i for i, item in enumerate(items) if item is identity)
+        beside = pn.Column(*items[:cut], sizing_mode="stretch_width", min_width=320)
+        first.objects = [pn.Row(plot, beside, sizing_mode="stretch_width"), *items[cut:]]
+        grid = pn.GridBox(*rest, ncols=2, sizing_mode="stretch_width")
+        return pn.Column(first, grid, sizing_mode="stretch_width")

@@ -15,43 +15,37 @@ from typing import Any
 import holoviews as hv
 import numpy as np
 
-from positional_core.rope import (
-    apply_rope,
-    pair_from_polar,
-    pair_to_polar,
-    rope_score_terms,
-    rotation_angles,
-)
+from positional_core.rope import apply_rope, pair_to_polar, rope_score_terms, rotation_angles
 
 from ...chart import Chart, Frame, Mark
 from ...look import OKABE_ITO, plot_opts, text_color
 from ...marks import circle
-from ...numbers import fixed, integer, subscript, tex
-from .score_log import score_log_extras, terms
+from ...numbers import fixed, integer, subscript
+from .score_log import contents, score_log_extras, terms
 
 __all__ = ["CONTROLS", "Pair"]
 
 #: The controls of R1 (one pair), in the sidebar's order.
 CONTROLS = ("m", "n", "theta", "q_angle", "q_len", "k_angle", "k_len")
-_Q, _K = OKABE_ITO["vermillion"], OKABE_ITO["blue"]
+_TINT = (OKABE_ITO["vermillion"], OKABE_ITO["blue"])
 _GREY = OKABE_ITO["grey"]
 _LIMITS = (-1.7, 1.7)
 # Names no other figure uses: Panel links the axes of plots that share a dimension.
 _C1 = hv.Dimension("c1", label="pair component 1")
 _C2 = hv.Dimension("c2", label="pair component 2")
 _SEGMENT = (_C1, _C2, "c1_end", "c2_end")
-#: No zoom or pan tools on the layers (a drag moves a tip).
-_QUIET = {"default_tools": []}
 
 
 def _mark(
     kind: type, kdims: tuple, vdims: tuple = (), *, fields: Any = None, drag: Any = False, **style
 ) -> Mark:
+    """A layer of R1, without zoom or pan tools (a drag moves a tip)."""
+    style = {"default_tools": [], **style}
     return Mark(kind, kdims, vdims, style=style, fields=fields or {}, drag=drag)
 
 
 def _segments(**style: Any) -> Mark:
-    return _mark(hv.Segments, _SEGMENT, fields={"color": "tint"}, **_QUIET, **style)
+    return _mark(hv.Segments, _SEGMENT, fields={"color": "tint"}, **style)
 
 
 class Pair(Chart):
@@ -70,14 +64,13 @@ class Pair(Chart):
         r"\sin p\theta & \cos p\theta\end{pmatrix}$$"
     )
     depends = CONTROLS
+    readout_depends = depends
     marks = {  # noqa: RUF012
-        "circle": _mark(hv.Path, (_C1, _C2), color=_GREY, line_width=1, **_QUIET),
-        "axes": _mark(hv.Segments, _SEGMENT, color=_GREY, line_width=0.8, alpha=0.6, **_QUIET),
+        "circle": _mark(hv.Path, (_C1, _C2), color=_GREY, line_width=1),
+        "axes": _mark(hv.Segments, _SEGMENT, color=_GREY, line_width=0.8, alpha=0.6),
         "contents": _segments(line_width=2, line_dash="dashed", alpha=0.6),
         "rotated": _segments(line_width=4),
-        "arc": _mark(
-            hv.Path, (_C1, _C2), color=text_color, line_width=1.5, line_dash="dotted", **_QUIET
-        ),
+        "arc": _mark(hv.Path, (_C1, _C2), color=text_color, line_width=1.5, line_dash="dotted"),
         "heads": _mark(
             hv.Points,
             (_C1, _C2),
@@ -87,7 +80,6 @@ class Pair(Chart):
             marker="triangle",
             size=15,
             tools=["hover"],
-            **_QUIET,
             hover_tooltips=[
                 ("rotated", "@rotated"),
                 ("components", "(@c1{0.000}, @c2{0.000})"),
@@ -102,7 +94,6 @@ class Pair(Chart):
             text_color=text_color,
             text_font_size="12pt",
             text_font_style="bold",
-            **_QUIET,
         ),
         "tips": _mark(
             hv.Points,
@@ -114,7 +105,6 @@ class Pair(Chart):
             line_color="#FFFFFF",
             line_width=2,
             tools=["hover"],
-            **_QUIET,
             hover_tooltips=[
                 ("content", "@vector (drag me)"),
                 ("components", "(@c1{0.000}, @c2{0.000})"),
@@ -132,7 +122,6 @@ class Pair(Chart):
         default_tools=["save", "reset"],
         show_legend=False,
     )
-    readout_depends = CONTROLS
     question = (
         "Keep the contents q, k and the frequency θ of R1, and put the query at "
         "position 105 and the key at 102. What is the score, and which other "
@@ -141,33 +130,31 @@ class Pair(Chart):
     answer_depends = ("q_angle", "q_len", "k_angle", "k_len", "theta")
 
     def frame(self, p: Any) -> Frame:
-        q, k = pair_from_polar(p.q_angle, p.q_len), pair_from_polar(p.k_angle, p.k_len)
+        q, k = contents(p)
         rq = apply_rope(q, p.m, inv_freq=[p.theta])
         rk = apply_rope(k, p.n, inv_freq=[p.theta])
         q_dir, k_dir = pair_to_polar(rq)[0], pair_to_polar(rk)[0]
-        turned = rotation_angles([p.m, p.n], [p.theta])[:, 0]
         # The angle between the rotated arrows (it alone sets the score), as an arc.
         between = (k_dir - q_dir + 180.0) % 360.0 - 180.0
         arc = np.radians(np.linspace(q_dir, q_dir + between, 40))
         spots = np.array([_beyond(q, 0.16), _beyond(k, 0.16), _beyond(rq, 0.2), _beyond(rk, 0.2)])
-        tint = [_Q, _K]
         low, high = _LIMITS
         return Frame(
             circle=circle(),
             # The two axes through the origin, from edge to edge.
             axes={"c1": [low, 0.0], "c2": [0.0, low], "c1_end": [high, 0.0], "c2_end": [0.0, high]},
-            contents=_from_origin(q, k, tint),
-            rotated=_from_origin(rq, rk, tint),
+            contents=_from_origin(q, k),
+            rotated=_from_origin(rq, rk),
             arc={"xs": [0.32 * np.cos(arc)], "ys": [0.32 * np.sin(arc)]},
             heads={
                 "c1": [rq[0], rk[0]],
                 "c2": [rq[1], rk[1]],
                 "rotated": ["Rmq", "Rnk"],
                 "position": [p.m, p.n],
-                "turned": turned,
+                "turned": rotation_angles([p.m, p.n], [p.theta])[:, 0],
                 # Bokeh's triangle points up; turn it along the arrow.
                 "heading": np.radians([q_dir, k_dir]) - math.pi / 2,
-                "tint": tint,
+                "tint": _TINT,
             },
             names={
                 "c1": spots[:, 0],
@@ -180,7 +167,7 @@ class Pair(Chart):
                 "vector": ["q", "k"],
                 "direction": [p.q_angle, p.k_angle],
                 "length": [p.q_len, p.k_len],
-                "tip_color": tint,
+                "tip_color": _TINT,
             },
             x=_LIMITS,
             y=_LIMITS,
@@ -204,11 +191,10 @@ class Pair(Chart):
         return values
 
     def readout(self, p: Any) -> str:
-        t = terms(p)
         m_turn, n_turn = rotation_angles([p.m, p.n], [p.theta])[:, 0]
         return (
             '<div class="rope-score" style="font-size:1.15em">'
-            f"<b>score ⟨R<sub>m</sub>q, R<sub>n</sub>k⟩ = {fixed(t.score)}</b></div>"
+            f"<b>score ⟨R<sub>m</sub>q, R<sub>n</sub>k⟩ = {fixed(terms(p).score)}</b></div>"
             f"<div>query at m = {p.m:,}, key at n = {p.n:,}: offset n − m = "
             f"{integer(p.n - p.m)}; the two arrows turned by m·θ = {fixed(m_turn)} "
             f"and n·θ = {fixed(n_turn)} rad. Drag the round tips of q and k, "
@@ -217,41 +203,29 @@ class Pair(Chart):
 
     def extras(self, p: Any) -> list[Any]:
         """The buttons, their note, the score log, and the identity with today's numbers."""
-        return score_log_extras(p, identity, CONTROLS)
+        return score_log_extras(p, CONTROLS)
 
     def answer(self, p: Any) -> str:
-        q, k = pair_from_polar(p.q_angle, p.q_len), pair_from_polar(p.k_angle, p.k_len)
-        far = rope_score_terms(q, k, 105, 102, p.theta).score
-        near = rope_score_terms(q, k, 5, 2, p.theta).score
-        start = rope_score_terms(q, k, 3, 0, p.theta).score
+        q, k = contents(p)
+        far, near, start = (
+            fixed(rope_score_terms(q, k, m, n, p.theta).score)
+            for m, n in ((105, 102), (5, 2), (3, 0))
+        )
         return (
-            f"<b>{fixed(far)}</b>, with the contents and θ = {fixed(p.theta, 2)} of R1. "
-            f"Positions 5 and 2 give {fixed(near)}, and 3 and 0 give {fixed(start)}: the "
+            f"<b>{far}</b>, with the contents and θ = {fixed(p.theta, 2)} of R1. "
+            f"Positions 5 and 2 give {near}, and 3 and 0 give {start}: the "
             "same, because only the offset n − m = −3 enters the score. Set m = 105, "
             "n = 102 in R1 to see it drawn."
         )
 
 
-def identity(p: Any) -> str:
-    """The score identity with the current numbers (KaTeX)."""
-    t = terms(p)
-    mn = rf"({p.m}-{p.n})\cdot {tex(p.theta, 2)}"
-    return (
-        r"$$\begin{aligned}\text{score} &= (q\cdot k)\cos\big((m-n)\theta\big)"
-        r" + (q_1k_2-q_2k_1)\sin\big((m-n)\theta\big)\\"
-        rf"&= ({tex(t.dot)})\cos\big({mn}\big) + ({tex(t.cross)})\sin\big({mn}\big)\\"
-        rf"&= {tex(t.dot)}\times {tex(t.cos)} + {tex(t.cross)}\times {tex(t.sin)}"
-        rf" = \mathbf{{{tex(t.score)}}}\end{{aligned}}$$"
-    )
-
-
-def _from_origin(a: np.ndarray, b: np.ndarray, tint: list[str]) -> dict[str, Any]:
+def _from_origin(a: np.ndarray, b: np.ndarray) -> dict[str, Any]:
     return {
         "c1": [0.0, 0.0],
         "c2": [0.0, 0.0],
         "c1_end": [a[0], b[0]],
         "c2_end": [a[1], b[1]],
-        "tint": tint,
+        "tint": _TINT,
     }
 
 

@@ -1,30 +1,48 @@
-"""R1's buttons ("Shift both by +1", "Swap m and n", "Clear log") and the score log they fill.
+"""R1's buttons ("Shift both by +1", "Swap m and n", "Clear log"), the score log they fill,
+and the score identity with the current numbers.
 
 The log is the page's ``log`` parameter, newest first: ``(action, m, n, θ, score)``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import panel as pn
 
 from positional_core.rope import RopeScoreTerms, pair_from_polar, rope_score_terms
 
 from ...cards import formula_pane, notice_pane
-from ...numbers import fixed, integer
+from ...numbers import fixed, integer, tex
 
-__all__ = ["LOG_ROWS", "clear_log", "log_html", "score_log_extras", "shift_both", "swap", "terms"]
+__all__ = ["LOG_ROWS", "contents", "identity", "score_log_extras", "terms"]
 
 #: Longest score log kept (newest first).
 LOG_ROWS = 50
 
 
+def contents(p: Any) -> tuple[np.ndarray, np.ndarray]:
+    """R1's q and k before rotation, from their direction and length controls."""
+    return pair_from_polar(p.q_angle, p.q_len), pair_from_polar(p.k_angle, p.k_len)
+
+
 def terms(p: Any) -> RopeScoreTerms:
     """R1's score and its parts, from the page's contents, positions and θ."""
-    q, k = pair_from_polar(p.q_angle, p.q_len), pair_from_polar(p.k_angle, p.k_len)
-    return rope_score_terms(q, k, p.m, p.n, p.theta)
+    return rope_score_terms(*contents(p), p.m, p.n, p.theta)
+
+
+def identity(p: Any) -> str:
+    """The score identity with the current numbers (KaTeX)."""
+    t = terms(p)
+    mn = rf"({p.m}-{p.n})\cdot {tex(p.theta, 2)}"
+    return (
+        r"$$\begin{aligned}\text{score} &= (q\cdot k)\cos\big((m-n)\theta\big)"
+        r" + (q_1k_2-q_2k_1)\sin\big((m-n)\theta\big)\\"
+        rf"&= ({tex(t.dot)})\cos\big({mn}\big) + ({tex(t.cross)})\sin\big({mn}\big)\\"
+        rf"&= {tex(t.dot)}\times {tex(t.cos)} + {tex(t.cross)}\times {tex(t.sin)}"
+        rf" = \mathbf{{{tex(t.score)}}}\end{{aligned}}$$"
+    )
 
 
 def _row(p: Any, action: str) -> tuple[str, int, int, float, float]:
@@ -33,14 +51,14 @@ def _row(p: Any, action: str) -> tuple[str, int, int, float, float]:
 
 def _act(p: Any, action: str, values: dict[str, int]) -> None:
     """Log the state before (unless it is the newest row), act, log the state after."""
-    current = _row(p, "before")
-    if not p.log or p.log[0][1:] != current[1:]:
-        p.log = [current, *p.log][:LOG_ROWS]
+    before = _row(p, "before")
+    if not p.log or p.log[0][1:] != before[1:]:
+        p.log = [before, *p.log][:LOG_ROWS]
     p.param.update(r1_notes=[], **values)
     p.log = [_row(p, action), *p.log][:LOG_ROWS]
 
 
-def shift_both(p: Any) -> None:
+def _shift_both(p: Any) -> None:
     """Move query and key one position on: the score must not change."""
     top = p.param.m.bounds[1]
     if max(p.m, p.n) + 1 > top:
@@ -49,16 +67,16 @@ def shift_both(p: Any) -> None:
     _act(p, "shift both +1", {"m": p.m + 1, "n": p.n + 1})
 
 
-def swap(p: Any) -> None:
+def _swap(p: Any) -> None:
     """Exchange the positions: the offset changes sign (and so the sine term)."""
     _act(p, "swap m and n", {"m": p.n, "n": p.m})
 
 
-def clear_log(p: Any) -> None:
+def _clear(p: Any) -> None:
     p.param.update(log=[], r1_notes=[])
 
 
-def log_html(log: list[tuple[str, int, int, float, float]]) -> str:
+def _log_html(log: list[tuple[str, int, int, float, float]]) -> str:
     if not log:
         return (
             '<p class="rope-log-empty">The log is empty: press <b>Shift both by +1</b> or '
@@ -89,16 +107,14 @@ _LOG_CSS = """
 """
 
 
-def score_log_extras(
-    p: Any, identity: Callable[[Any], str], controls: tuple[str, ...]
-) -> list[Any]:
-    """The buttons, the note of a button that did nothing, the log, and ``identity``
+def score_log_extras(p: Any, controls: tuple[str, ...]) -> list[Any]:
+    """The buttons, the note of a button that did nothing, the log, and the identity
     following ``controls`` (last: the page's layout puts it under the plot, at full width)."""
     buttons = []
     for label, color, action in (
-        ("Shift both by +1", "primary", shift_both),
-        ("Swap m and n", "primary", swap),
-        ("Clear log", "light", clear_log),
+        ("Shift both by +1", "primary", _shift_both),
+        ("Swap m and n", "primary", _swap),
+        ("Clear log", "light", _clear),
     ):
         button = pn.widgets.Button(label=label, color=color)
         button.on_click(lambda _event, act=action: act(p))
@@ -107,7 +123,7 @@ def score_log_extras(
         pn.Row(*buttons, margin=(4, 6)),
         notice_pane(p.param.r1_notes, kind="info"),
         pn.pane.HTML(
-            pn.bind(log_html, p.param["log"]),
+            pn.bind(_log_html, p.param["log"]),
             stylesheets=[_LOG_CSS],
             sizing_mode="stretch_width",
             margin=(0, 10),

@@ -29,6 +29,7 @@ class Wavelengths(Chart):
     )
     formula = r"$$\lambda_i = \frac{2\pi}{\theta_i} = 2\pi\, b^{2i/d}$$"
     depends = ("d", "base", "max_distance")
+    readout_depends = depends
     marks = {  # noqa: RUF012
         "dots": Mark(
             hv.Scatter,
@@ -72,12 +73,10 @@ class Wavelengths(Chart):
                 "line_color": text_color,
                 "line_width": 2.5,
                 "size": 16,
-                "tools": [],
             },
         ),
     }
     options = plot_opts(height=320, logy=True)
-    readout_depends = depends
 
     def frame(self, p: Any) -> Frame:
         theta = rope_frequencies(p.d, p.base)
