@@ -6,9 +6,11 @@ A page subclass declares
   once, the widgets are built from them by :meth:`Page.controls`);
 - ``widget_specs``: only *which* widget type draws a parameter and whether it
   is throttled (never bounds or options: those come from the parameter);
-- :meth:`Page.constrain`: the rules that tie parameters together (``t < n``,
-  ``d`` even) as a pure function of a values dict, and :meth:`Page.dynamic_bounds`:
-  the bounds that follow from other values;
+- :meth:`Page.constrain`: the rules that tie parameters together (``t < n``)
+  as a pure function of a values dict, :attr:`Page.even`: the controls kept
+  even, and :meth:`Page.dynamic_bounds`: the bounds that follow from other values;
+- :attr:`Page.consistent_on`: the controls whose change can break a rule (the
+  page re-applies its rules when one moves);
 - :attr:`Page.charts`: its figures by name, in reading order, each one
   :class:`app.chart.Chart` (built once per page, changed in place; the quick
   check is the question of the first chart that asks one).
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import html
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
 import panel as pn
@@ -53,6 +55,11 @@ class Page(pn.viewable.Viewer):
     widget_specs: ClassVar[dict[str, dict[str, Any]]] = {}
     #: The page's figures, by name, in reading order (app/chart.py).
     charts: ClassVar[dict[str, type[Chart]]] = {}
+    #: Controls whose change can break a rule: the page re-applies its rules after one moves.
+    consistent_on: ClassVar[tuple[str, ...]] = ()
+    #: Controls kept even (rounded down, to at least their lower bound), each with
+    #: the note that says so (``{value}``: the odd value; ``{even}``: the new one).
+    even: ClassVar[dict[str, str]] = {}
 
     notes = param.List(
         default=[],
@@ -64,6 +71,11 @@ class Page(pn.viewable.Viewer):
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
+        if self.consistent_on:
+            # Precedence -1, as a ``param.depends(watch=True)`` method gets: the rules
+            # run before any figure, readout or widget hears of the change, so those
+            # only ever see consistent values.
+            self.param._watch(self.keep_consistent, list(self.consistent_on), precedence=-1)
         self._apply(self.constrain(self._values())[0])
         # The notice describes the link the page was opened with; it goes
         # away as soon as the user moves a control.
@@ -92,11 +104,12 @@ class Page(pn.viewable.Viewer):
     def constrain(cls, values: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
         """Make ``values`` (all controls) consistent; say what changed.
 
-        The base rule clamps each value to its :meth:`dynamic_bounds`.
-        Subclasses add their own rules and call ``super()``.
+        The base rules round the :attr:`even` controls down, then clamp each
+        value to its :meth:`dynamic_bounds`. Subclasses add their own rules and
+        call ``super()``.
         """
         fixed = dict(values)
-        notes: list[str] = []
+        notes = cls.make_even(fixed)
         for name, (low, high) in cls.dynamic_bounds(fixed).items():
             value = fixed[name]
             clamped = min(max(value, low), high)
@@ -106,6 +119,21 @@ class Page(pn.viewable.Viewer):
                 notes.append(f"{label} {value:,} is {limit}; set to {clamped:,}.")
                 fixed[name] = clamped
         return fixed, notes
+
+    @classmethod
+    def make_even(cls, fixed: dict[str, Any]) -> list[str]:
+        """Round the :attr:`even` controls of ``fixed`` down to even, in place; their notes.
+
+        :meth:`constrain` does this first; a page whose own rules need the even
+        value calls it before them.
+        """
+        notes: list[str] = []
+        for name, note in cls.even.items():
+            value = fixed[name]
+            if value % 2:
+                fixed[name] = max(cls.param[name].bounds[0], value - 1)
+                notes.append(note.format(value=value, even=fixed[name]))
+        return notes
 
     @classmethod
     def dynamic_bounds(cls, values: Mapping[str, Any]) -> dict[str, tuple[Any, Any]]:
@@ -140,8 +168,8 @@ class Page(pn.viewable.Viewer):
         if self.notes:
             self.notes = []
 
-    def keep_consistent(self) -> None:
-        """Re-apply :meth:`constrain` after a control moved (call from a watcher)."""
+    def keep_consistent(self, *_events: param.parameterized.Event) -> None:
+        """Re-apply :meth:`constrain` after one of :attr:`consistent_on` moved."""
         fixed, _ = self.constrain(self._values())
         self._apply(fixed)
 
@@ -231,27 +259,27 @@ class Page(pn.viewable.Viewer):
     def figure_view(self, name: str) -> pn.viewable.Viewable:
         """One figure in its card, with the controls that drive it."""
         fig = self._figures[name]
-        controls = pn.Param(
-            self.param,
-            parameters=list(fig.controls),
-            widgets={k: v for k, v in self.widget_specs.items() if k in fig.controls},
-            show_name=False,
-            sizing_mode="stretch_width",
-        )
+        # Panel's default margin here (the sidebar's groups have none).
+        controls = self.param_group(fig.controls, margin=(5, 10))
         return self._wire(pn.Column(controls, figure_card(fig), sizing_mode="stretch_width"))
 
+    def param_group(self, names: Iterable[str], **opts: Any) -> pn.Param:
+        """The widgets of the controls ``names``, drawn as :attr:`widget_specs` says."""
+        names = list(names)
+        widgets = {n: self.widget_specs[n] for n in names if n in self.widget_specs}
+        opts = {"show_name": False, "sizing_mode": "stretch_width", "margin": 0, **opts}
+        return pn.Param(self.param, parameters=names, widgets=widgets, **opts)
+
     def controls(self) -> pn.viewable.Viewable:
-        """The page's controls, built from its parameters (built once)."""
+        """The page's controls: :meth:`control_items` in a column (built once)."""
         if self._controls is None:
-            self._controls = pn.Param(
-                self.param,
-                parameters=self.control_names(),
-                widgets=self.widget_specs,
-                show_name=False,
-                sizing_mode="stretch_width",
-                margin=0,
-            )
+            items = self.control_items()
+            self._controls = pn.Column(*items, sizing_mode="stretch_width", margin=0)
         return self._controls
+
+    def control_items(self) -> list[Any]:
+        """What the controls show, top to bottom (by default a widget per control)."""
+        return [self.param_group(self.control_names())]
 
     def _wire(self, view: pn.viewable.Viewable) -> pn.viewable.Viewable:
         """Make ``view``'s widgets answer at once, and select in the browser where they can."""
@@ -299,6 +327,27 @@ class Page(pn.viewable.Viewer):
     def _extra_controls(self) -> list[Any]:
         """Anything the sidebar shows under the parameter widgets (buttons, notes)."""
         return []
+
+    def preset_buttons(
+        self,
+        intro: str,
+        presets: Mapping[str, Mapping[str, Any] | Callable[[], Mapping[str, Any]]],
+        layout: type[pn.layout.ListPanel] = pn.Column,
+        margin: tuple[int, int] = (2, 4),
+    ) -> list[Any]:
+        """``intro``, then one button per real model (label → the values it sets
+        with :meth:`set_state`, or a function that returns them when clicked)."""
+        buttons = []
+        for label, values in presets.items():
+            widget = pn.widgets.Button(
+                label=label, color="light", sizing_mode="stretch_width", margin=margin
+            )
+            widget.on_click(lambda _event, v=values: self.set_state(**(v() if callable(v) else v)))
+            buttons.append(widget)
+        return [
+            pn.pane.Markdown(intro, margin=(8, 10, 0, 10)),
+            layout(*buttons, sizing_mode="stretch_width"),
+        ]
 
     def sidebar(self) -> pn.viewable.Viewable:
         return self._wire(

@@ -119,6 +119,7 @@ class AlibiPage(Page):
         "trained_len": {"throttled": True},
         "distance": {"throttled": True},
     }
+    consistent_on: ClassVar[tuple[str, ...]] = ("heads", "seq_len", "mask", "form")
 
     def __init__(self, **params: Any) -> None:
         self._heads = Heads()
@@ -143,10 +144,6 @@ class AlibiPage(Page):
             fixed["form"] = "distance"
         fixed, more = super().constrain(fixed)
         return fixed, notes + more
-
-    @param.depends("heads", "seq_len", "mask", "form", watch=True)
-    def _keep_consistent(self) -> None:
-        self.keep_consistent()
 
     # --------------------------------------------------------------- the data
     @property
@@ -178,49 +175,25 @@ class AlibiPage(Page):
             ),
         ]
 
-    def _sliders(self, names: list[str]) -> pn.Param:
-        return pn.Param(
-            self.param,
-            parameters=names,
-            widgets={n: self.widget_specs[n] for n in names if n in self.widget_specs},
-            show_name=False,
-            sizing_mode="stretch_width",
-            margin=0,
-        )
-
-    def controls(self) -> pn.viewable.Viewable:
+    def control_items(self) -> list[Any]:
         """The sliders, the two selectors with a title above them; the form buttons
         are disabled with symmetric attention."""
-        if self._controls is None:
-            symmetric = pn.bind(lambda mask: mask == "symmetric", self.param.mask)
-            self._controls = pn.Column(
-                self._sliders(["heads", "head", "seq_len", "row"]),
-                *self._radio("mask"),
-                *self._radio("form", disabled=symmetric),
-                notice_pane(pn.bind(form_notes, self.param.mask), kind="info"),
-                self._sliders(["max_distance", "trained_len", "distance"]),
-                sizing_mode="stretch_width",
-                margin=0,
-            )
-        return self._controls
+        symmetric = pn.bind(lambda mask: mask == "symmetric", self.param.mask)
+        return [
+            self.param_group(["heads", "head", "seq_len", "row"]),
+            *self._radio("mask"),
+            *self._radio("form", disabled=symmetric),
+            notice_pane(pn.bind(form_notes, self.param.mask), kind="info"),
+            self.param_group(["max_distance", "trained_len", "distance"]),
+        ]
 
     def _extra_controls(self) -> list[Any]:
         """One button per real model: it sets H, and L where the config states it."""
-        buttons = []
+        presets = {}
         for label, name in ALIBI_PRESETS.items():
             config = model_config(name)
             values = {"heads": int(config.get("n_head") or config.get("n_heads"))}
             if "max_seq_len" in config:
                 values["trained_len"] = int(config["max_seq_len"])
-            button = pn.widgets.Button(
-                label=f"{label}: {values['heads']} heads",
-                color="light",
-                sizing_mode="stretch_width",
-                margin=(2, 4),
-            )
-            button.on_click(lambda _event, values=values: self.set_state(**values))
-            buttons.append(button)
-        return [
-            pn.pane.Markdown("Real ALiBi models (sets H):", margin=(8, 10, 0, 10)),
-            pn.Column(*buttons, sizing_mode="stretch_width"),
-        ]
+            presets[f"{label}: {values['heads']} heads"] = values
+        return self.preset_buttons("Real ALiBi models (sets H):", presets)

@@ -78,23 +78,23 @@ class ComparePage(Page):
         doc="Number of ALiBi heads; slopes 2^(−8h/H).",
     )
 
+    # Bounded numbers get Panel's sliders without being named here.
     widget_specs: ClassVar[dict[str, dict[str, Any]]] = {
         "trained_len": {"type": pn.widgets.DiscreteSlider},
         "target_len": {"type": pn.widgets.DiscreteSlider},
-        "d": {"type": pn.widgets.IntSlider, "throttled": True},
+        "d": {"throttled": True},
         "base": {"type": pn.widgets.DiscreteSlider},
-        "heads": {"type": pn.widgets.IntSlider},
+    }
+    consistent_on: ClassVar[tuple[str, ...]] = ("trained_len", "target_len", "d")
+    even: ClassVar[dict[str, str]] = {
+        "d": "d = {value} is odd; dimensions come in pairs, so d set to {even}."
     }
 
     # ------------------------------------------------------------------ rules
     @classmethod
     def constrain(cls, values: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         fixed = dict(values)
-        notes: list[str] = []
-        if fixed["d"] % 2:
-            even = fixed["d"] - 1 if fixed["d"] > 4 else 4
-            notes.append(f"d = {fixed['d']} is odd; dimensions come in pairs, so d set to {even}.")
-            fixed["d"] = even
+        notes = cls.make_even(fixed)
         if fixed["target_len"] < fixed["trained_len"]:
             notes.append(
                 f"Target length L′ = {fixed['target_len']:,} is shorter than the trained "
@@ -103,10 +103,6 @@ class ComparePage(Page):
             fixed["target_len"] = fixed["trained_len"]
         fixed, more = super().constrain(fixed)
         return fixed, notes + more
-
-    @param.depends("trained_len", "target_len", "d", watch=True)
-    def _keep_consistent(self) -> None:
-        self.keep_consistent()
 
     # ---------------------------------------------------------------- layout
     def _arrange(self, cards: list[pn.viewable.Viewable]) -> pn.viewable.Viewable:

@@ -38,13 +38,6 @@ from .shared import MAX_TARGET, METHODS, SERVED, in_reach, schedule_of, settings
 
 __all__ = ["ExtensionPage"]
 
-#: Every control the rules look after (the preset loads a model instead).
-_RULED = [
-    name
-    for name, p in ExtensionControls.param.objects().items()
-    if p.precedence is None and name not in ("name", "preset")
-]
-
 
 class ExtensionPage(ModelLoading, ExtensionControls, Page):
     """Context extension: RoPE scaling methods and real models' ``rope_scaling``."""
@@ -63,6 +56,15 @@ class ExtensionPage(ModelLoading, ExtensionControls, Page):
         "band": Band,
         "methods": Methods,
         "ramp": Ramp,
+    }
+    #: Every control the rules look after (the preset loads a model instead).
+    consistent_on: ClassVar[tuple[str, ...]] = tuple(
+        name
+        for name, p in ExtensionControls.param.objects().items()
+        if p.precedence is None and name not in ("name", "preset")
+    )
+    even: ClassVar[dict[str, str]] = {
+        "d": "d = {value} is odd; dimensions rotate in pairs, so d set to {even}."
     }
 
     def __init__(self, **params: Any) -> None:
@@ -104,13 +106,7 @@ class ExtensionPage(ModelLoading, ExtensionControls, Page):
     @classmethod
     def constrain(cls, values: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
         fixed = dict(values)
-        notes: list[str] = []
-        if fixed["d"] % 2:
-            even = fixed["d"] - 1 if fixed["d"] > 4 else 4
-            notes.append(
-                f"d = {fixed['d']} is odd; dimensions rotate in pairs, so d set to {even}."
-            )
-            fixed["d"] = even
+        notes = cls.make_even(fixed)
         pairs = fixed.get("longrope_pairs", len(LONGROPE_SHORT))
         if fixed["method"] == "longrope" and fixed["d"] != 2 * pairs:
             notes.append(
@@ -177,9 +173,8 @@ class ExtensionPage(ModelLoading, ExtensionControls, Page):
             notes = [n for n in notes if not n.startswith(cls.param.pair.label)]
         return fixed, notes
 
-    @param.depends(*_RULED, watch=True)
-    def _keep_consistent(self) -> None:
-        # Runs before the figures' watchers: they only ever draw consistent values.
+    def keep_consistent(self, *_events: param.parameterized.Event) -> None:
+        """Apply :meth:`rules` to what moved since the rules last ran, and say what they changed."""
         if self._busy or self._settled is None:
             return
         now = self._state()
@@ -226,15 +221,6 @@ class ExtensionPage(ModelLoading, ExtensionControls, Page):
             self.reload_preset()
 
     # ---------------------------------------------------------------- layout
-    def _params(self, names: list[str] | tuple[str, ...]) -> pn.Param:
-        return pn.Param(
-            self.param,
-            parameters=list(names),
-            show_name=False,
-            sizing_mode="stretch_width",
-            margin=0,
-        )
-
     def _for_methods(self, methods: Collection[str], *items: Any) -> pn.Column:
         return pn.Column(
             *items,
@@ -243,37 +229,33 @@ class ExtensionPage(ModelLoading, ExtensionControls, Page):
             margin=0,
         )
 
-    def controls(self) -> pn.viewable.Viewable:
+    def control_items(self) -> list[Any]:
         """Preset, head and lengths (log sliders), method, then only that method's knobs."""
-        if self._controls is None:
-            reload = pn.widgets.Button(
-                label="Reset to the model's values", color="light", sizing_mode="stretch_width"
-            )
-            reload.on_click(lambda _event: self.reload_preset())
-            reload.visible = self.param.preset.rx().rx.pipe(lambda v: v != CUSTOM)
-            logs = [
-                LogSlider(self, "base", log_base=10.0, step=0.05),
-                *(LogSlider(self, n) for n in ("trained_len", "target_len", "factor")),
-            ]
-            sources = (self.param.longrope_source, self.param.longrope_pairs)
-            longrope_note = pn.pane.HTML(
-                pn.bind(models.longrope_note, *sources), sizing_mode="stretch_width", margin=(0, 10)
-            )
-            self._controls = pn.Column(
-                self._params(["preset"]),
-                reload,
-                self._params(["d"]),
-                *(log.widget for log in logs),
-                self._params(["method"]),
-                self._for_methods(SERVED, LogSlider(self, "served_len").widget),
-                self._for_methods({"yarn"}, self._params(METHODS["yarn"].controls)),
-                self._for_methods({"llama3"}, self._params(METHODS["llama3"].controls)),
-                self._for_methods({"longrope"}, self._params(["attention_factor"]), longrope_note),
-                self._params(["pair"]),
-                sizing_mode="stretch_width",
-                margin=0,
-            )
-        return self._controls
+        reload = pn.widgets.Button(
+            label="Reset to the model's values", color="light", sizing_mode="stretch_width"
+        )
+        reload.on_click(lambda _event: self.reload_preset())
+        reload.visible = self.param.preset.rx().rx.pipe(lambda v: v != CUSTOM)
+        logs = [
+            LogSlider(self, "base", log_base=10.0, step=0.05),
+            *(LogSlider(self, n) for n in ("trained_len", "target_len", "factor")),
+        ]
+        sources = (self.param.longrope_source, self.param.longrope_pairs)
+        longrope_note = pn.pane.HTML(
+            pn.bind(models.longrope_note, *sources), sizing_mode="stretch_width", margin=(0, 10)
+        )
+        return [
+            self.param_group(["preset"]),
+            reload,
+            self.param_group(["d"]),
+            *(log.widget for log in logs),
+            self.param_group(["method"]),
+            self._for_methods(SERVED, LogSlider(self, "served_len").widget),
+            self._for_methods({"yarn"}, self.param_group(METHODS["yarn"].controls)),
+            self._for_methods({"llama3"}, self.param_group(METHODS["llama3"].controls)),
+            self._for_methods({"longrope"}, self.param_group(["attention_factor"]), longrope_note),
+            self.param_group(["pair"]),
+        ]
 
     def _arrange(self, cards: list[pn.viewable.Viewable]) -> pn.viewable.Viewable:
         # E1 and E2 side by side; E3 beside the paste box would squeeze both, so E3

@@ -104,27 +104,23 @@ class OrderPage(Page):
         self.param.update(updates)
 
     # ---------------------------------------------------------------- layout
-    def controls(self) -> pn.viewable.Viewable:
+    def control_items(self) -> list[Any]:
         """Text boxes with their messages right under them, then the scheme."""
-        if self._controls is None:
-            self._controls = pn.Column(
-                pn.widgets.TextInput.from_param(
-                    self.param.a, placeholder="e.g. dog bites man", sizing_mode="stretch_width"
-                ),
-                notice_pane(self.param.error_a, kind="error"),
-                pn.widgets.TextInput.from_param(
-                    self.param.b, placeholder="e.g. man bites dog", sizing_mode="stretch_width"
-                ),
-                notice_pane(self.param.error_b, kind="error"),
-                pn.pane.Markdown(self.param.scheme.label, margin=(10, 10, 0, 10)),
-                pn.widgets.RadioButtonGroup.from_param(
-                    self.param.scheme,
-                    orientation="vertical",
-                    color="primary",
-                    variant="outline",
-                    sizing_mode="stretch_width",
-                ),
+        return [
+            pn.widgets.TextInput.from_param(
+                self.param.a, placeholder="e.g. dog bites man", sizing_mode="stretch_width"
+            ),
+            notice_pane(self.param.error_a, kind="error"),
+            pn.widgets.TextInput.from_param(
+                self.param.b, placeholder="e.g. man bites dog", sizing_mode="stretch_width"
+            ),
+            notice_pane(self.param.error_b, kind="error"),
+            pn.pane.Markdown(self.param.scheme.label, margin=(10, 10, 0, 10)),
+            pn.widgets.RadioButtonGroup.from_param(
+                self.param.scheme,
+                orientation="vertical",
+                color="primary",
+                variant="outline",
                 sizing_mode="stretch_width",
-                margin=0,
-            )
-        return self._controls
+            ),
+        ]

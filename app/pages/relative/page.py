@@ -104,17 +104,18 @@ class RelativePage(Page):
         doc="Number of positions in T3 (NoPE's causal weights).",
     )
 
+    # Bounded numbers get Panel's sliders without being named here.
     widget_specs: ClassVar[dict[str, dict[str, Any]]] = {
-        "num_buckets": {"type": pn.widgets.IntSlider},
-        "max_distance": {"type": pn.widgets.IntSlider},
         "mode": {"type": pn.widgets.RadioButtonGroup, "color": "primary", "variant": "outline"},
-        "offset_range": {"type": pn.widgets.IntSlider, "throttled": True},
-        "heads": {"type": pn.widgets.IntSlider},
-        "head": {"type": pn.widgets.IntSlider},
-        "bias_len": {"type": pn.widgets.IntSlider, "throttled": True},
-        "clip_k": {"type": pn.widgets.IntSlider},
-        "shaw_len": {"type": pn.widgets.IntSlider, "throttled": True},
-        "nope_len": {"type": pn.widgets.IntSlider, "throttled": True},
+        "offset_range": {"throttled": True},
+        "bias_len": {"throttled": True},
+        "shaw_len": {"throttled": True},
+        "nope_len": {"throttled": True},
+    }
+    consistent_on: ClassVar[tuple[str, ...]] = ("num_buckets", "mode", "heads")
+    even: ClassVar[dict[str, str]] = {
+        "num_buckets": "num_buckets = {value} is odd; the page keeps it even (a bidirectional "
+        "model gives half to each direction), so it was set to {even}."
     }
 
     # ------------------------------------------------------------------ rules
@@ -133,14 +134,7 @@ class RelativePage(Page):
     @classmethod
     def constrain(cls, values: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         fixed = dict(values)
-        notes: list[str] = []
-        if fixed["num_buckets"] % 2:
-            even = max(4, fixed["num_buckets"] - 1)
-            notes.append(
-                f"num_buckets = {fixed['num_buckets']} is odd; the page keeps it even (a "
-                f"bidirectional model gives half to each direction), so it was set to {even}."
-            )
-            fixed["num_buckets"] = even
+        notes = cls.make_even(fixed)  # the exact region below depends on num_buckets
         low, _ = cls.dynamic_bounds(fixed)["max_distance"]
         if fixed["max_distance"] < low:
             notes.append(
@@ -152,29 +146,12 @@ class RelativePage(Page):
         fixed, more = super().constrain(fixed)
         return fixed, notes + more
 
-    @param.depends("num_buckets", "mode", "heads", watch=True)
-    def _keep_consistent(self) -> None:
-        self.keep_consistent()
-
     # ---------------------------------------------------------------- presets
-    def _preset_buttons(self) -> pn.Column:
-        buttons = []
-        for label in T5_PRESETS:
-            values = t5_preset_values(label)
-            button = pn.widgets.Button(
-                label=f"{label} ({values['mode']})",
-                color="light",
-                sizing_mode="stretch_width",
-                margin=(2, 4),
-            )
-            button.on_click(lambda _event, v=values: self.set_state(**v))
-            buttons.append(button)
-        return pn.Column(*buttons, sizing_mode="stretch_width")
-
     def _extra_controls(self) -> list[Any]:
-        values = t5_preset_values(next(iter(T5_PRESETS)))
+        presets = {label: t5_preset_values(label) for label in T5_PRESETS}
+        values = next(iter(presets.values()))
         note = (
             f"Real T5 settings (T1): T5-base has {values['num_buckets']} buckets, "
             f"max_distance {values['max_distance']} and {values['heads']} heads."
         )
-        return [pn.pane.Markdown(note, margin=(8, 10, 0, 10)), self._preset_buttons()]
+        return self.preset_buttons(note, {f"{k} ({v['mode']})": v for k, v in presets.items()})

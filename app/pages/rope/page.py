@@ -167,51 +167,26 @@ class RopePage(Page):
         "start": {"type": pn.widgets.IntInput},
         "max_distance": {"throttled": True},
     }
+    consistent_on: ClassVar[tuple[str, ...]] = ("d",)
+    even: ClassVar[dict[str, str]] = {
+        "d": "d = {value} is odd; pairs need an even d, so d set to {even}."
+    }
 
     # ------------------------------------------------------------------ rules
     @classmethod
     def dynamic_bounds(cls, values: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
         return {"pair": (0, values["d"] // 2 - 1)}
 
-    @classmethod
-    def constrain(cls, values: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-        fixed = dict(values)
-        notes: list[str] = []
-        if fixed["d"] % 2:
-            even = fixed["d"] - 1 if fixed["d"] > 2 else 2
-            notes.append(f"d = {fixed['d']} is odd; pairs need an even d, so d set to {even}.")
-            fixed["d"] = even
-        fixed, more = super().constrain(fixed)
-        return fixed, notes + more
-
-    @param.depends("d", watch=True)
-    def _keep_consistent(self) -> None:
-        self.keep_consistent()
-
     # ---------------------------------------------------------------- layout
-    def _group(self, names: list[str] | tuple[str, ...]) -> pn.Param:
-        return pn.Param(
-            self.param,
-            parameters=list(names),
-            widgets={k: v for k, v in self.widget_specs.items() if k in names},
-            show_name=False,
-            sizing_mode="stretch_width",
-            margin=0,
-        )
-
-    def controls(self) -> pn.viewable.Viewable:
+    def control_items(self) -> list[Any]:
         """Two groups: the pair of R1, then the head of R2–R5."""
-        if self._controls is None:
-            head = [n for n in self.control_names() if n not in CONTROLS]
-            self._controls = pn.Column(
-                pn.pane.Markdown("**One pair (R1)**", margin=(0, 10)),
-                self._group(CONTROLS),
-                pn.pane.Markdown("**A whole head (R2–R5)**", margin=(10, 10, 0, 10)),
-                self._group(head),
-                sizing_mode="stretch_width",
-                margin=0,
-            )
-        return self._controls
+        head = [n for n in self.control_names() if n not in CONTROLS]
+        return [
+            pn.pane.Markdown("**One pair (R1)**", margin=(0, 10)),
+            self.param_group(CONTROLS),
+            pn.pane.Markdown("**A whole head (R2–R5)**", margin=(10, 10, 0, 10)),
+            self.param_group(head),
+        ]
 
     def _arrange(self, cards: list[pn.viewable.Viewable]) -> pn.viewable.Viewable:
         """R1's square plot with its readout, buttons and log beside it (the identity,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, ClassVar
 
 import panel as pn
@@ -75,13 +76,16 @@ class SinusoidalPage(Page):
         "have a row; any later position has none.",
     )
 
+    # Bounded numbers get Panel's sliders without being named here.
     widget_specs: ClassVar[dict[str, dict[str, Any]]] = {
-        "t": {"type": pn.widgets.IntSlider},
-        "n": {"type": pn.widgets.IntSlider, "throttled": True},
-        "d": {"type": pn.widgets.IntSlider, "throttled": True},
+        "n": {"throttled": True},
+        "d": {"throttled": True},
         "base": {"type": pn.widgets.DiscreteSlider, "throttled": True},
-        "k": {"type": pn.widgets.IntSlider},
-        "max_len": {"type": pn.widgets.IntSlider, "throttled": True},
+        "max_len": {"throttled": True},
+    }
+    consistent_on: ClassVar[tuple[str, ...]] = ("n", "d")
+    even: ClassVar[dict[str, str]] = {
+        "d": "d = {value} is odd; codes come in pairs, so d set to {even}."
     }
 
     # ------------------------------------------------------------------ rules
@@ -89,42 +93,19 @@ class SinusoidalPage(Page):
     def dynamic_bounds(cls, values: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
         return {"t": (0, values["n"] - 1)}
 
-    @classmethod
-    def constrain(cls, values: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-        fixed = dict(values)
-        notes: list[str] = []
-        if fixed["d"] % 2:
-            even = fixed["d"] - 1 if fixed["d"] > 2 else 2
-            notes.append(f"d = {fixed['d']} is odd; codes come in pairs, so d set to {even}.")
-            fixed["d"] = even
-        fixed, more = super().constrain(fixed)
-        return fixed, notes + more
-
-    @param.depends("n", "d", watch=True)
-    def _keep_consistent(self) -> None:
-        self.keep_consistent()
-
     # ---------------------------------------------------------------- layout
-    def _go_preset(self, rows: int) -> None:
+    def _first_missing_row(self, rows: int) -> dict[str, int]:
         """A real model's table length, at its first position with no row."""
         n = min(max(self.n, rows + 32), self.param.n.bounds[1])
-        self.set_state(max_len=rows, n=n, t=rows)
-
-    def _preset_buttons(self) -> pn.Row:
-        buttons = []
-        for name, (rows, _width) in LEARNED_PRESETS.items():
-            button = pn.widgets.Button(
-                label=f"{name}: {rows:,} rows", color="light", sizing_mode="stretch_width"
-            )
-            button.on_click(lambda _event, rows=rows: self._go_preset(rows))
-            buttons.append(button)
-        return pn.Row(*buttons, sizing_mode="stretch_width")
+        return {"max_len": rows, "n": n, "t": rows}
 
     def _extra_controls(self) -> list[Any]:
-        return [
-            pn.pane.Markdown(
-                "Jump to a real model's table length (S4), at the first position with no row:",
-                margin=(8, 10, 0, 10),
-            ),
-            self._preset_buttons(),
-        ]
+        return self.preset_buttons(
+            "Jump to a real model's table length (S4), at the first position with no row:",
+            {
+                f"{name}: {rows:,} rows": partial(self._first_missing_row, rows)
+                for name, (rows, _width) in LEARNED_PRESETS.items()
+            },
+            layout=pn.Row,
+            margin=(5, 10),
+        )
