@@ -13,21 +13,15 @@ The states are chosen per figure (:class:`ExportSpec`), never by Panel's
 a ``DiscreteSlider`` (or buttons, or a select) whose options *are* the
 precomputed values, so the reader can only pick a value that exists.
 
-No request leaves the file. Bokeh's, Panel's and KaTeX's code is inline
-(``resources=INLINE``), but a plain ``save`` still links five stylesheets on
-the HoloViz CDN (Panel's ``loading.css``, ``listpanel.css``, ``katex.css`` and
-the design's ``default.css``/``native.css``) plus a favicon and a touch icon:
-:func:`make_self_contained` turns each linked stylesheet into an inline one
-holding the text of Panel's installed copy (in the document and in every
-recorded state), the template is told to write a ``data:`` favicon, and the
-result is checked for any tag that still loads from another host.
+No request leaves the file: Bokeh's, Panel's and KaTeX's code is inline
+(``resources=INLINE``), :func:`app.standalone.make_self_contained` inlines the
+stylesheets a plain ``save`` still links on the HoloViz CDN and refuses anything
+else from another host, and the template writes a ``data:`` favicon.
 
-The files use Panel's plain (Native) design, like the app's ``embed=1`` views
-(:class:`app.theme.OfflineNative`: with the accessibility sheet, and the
-accessibility script inlined): the Fast design takes its colours from
-JavaScript modules that only its templates start. Widgets inside a figure
-that need Python (buttons, a download) are left out: they could do nothing
-without a server.
+The files use the plain design of the app's ``embed=1`` views (see
+:mod:`app.main`), with the accessibility script inlined. Widgets inside a
+figure that need Python (buttons, a download) are left out: they could do
+nothing without a server.
 
 Usage::
 
@@ -50,7 +44,6 @@ from pathlib import Path
 from typing import Any
 
 import panel as pn
-import param
 from bokeh.resources import INLINE
 
 from .cards import figure_card
@@ -59,6 +52,7 @@ from .main import PAGES, TITLE
 from .page import Page
 from .standalone import make_self_contained, with_page_scripts
 from .theme import OfflineNative
+from .urlstate import shown_value
 
 __all__ = ["SPECS", "ExportResult", "ExportSpec", "export", "export_figure", "main"]
 
@@ -96,9 +90,16 @@ def _span(low: int, high: int, step: int = 1) -> tuple[int, ...]:
     return tuple(range(low, high + 1, step))
 
 
-def _objects(page: str, control: str) -> tuple[Any, ...]:
-    """Every value of a page's selector, in its declared order."""
-    return tuple(PAGES[page].param[control].objects) if page in PAGES else ()
+def _specs(
+    page: str, figures: str, control: str, values: tuple[Any, ...] | None = None, **kw: Any
+) -> list[ExportSpec]:
+    """One spec per figure (space-separated names) moved by the same control.
+
+    ``values`` defaults to every option of the page's selector, in its order.
+    """
+    if values is None:
+        values = tuple(PAGES[page].param[control].objects)
+    return [ExportSpec(page, figure, control, values, **kw) for figure in figures.split()]
 
 
 #: Sentences B of the Order figures (A stays "dog bites man").
@@ -109,42 +110,31 @@ _ORDER_B = ("man bites dog", "dog man bites", "bites dog man", "dog bites man", 
 #: range, or every option of a selector.
 SPECS: tuple[ExportSpec, ...] = (
     # Order: the two sentences go through one attention head.
-    ExportSpec("order", "inputs", "b", _ORDER_B, widget="select"),
-    ExportSpec("order", "similarity", "b", _ORDER_B, widget="select"),
-    ExportSpec("order", "permutation", "scheme", _objects("order", "scheme"), widget="buttons"),
+    *_specs("order", "inputs similarity", "b", _ORDER_B, widget="select"),
+    *_specs("order", "permutation", "scheme", widget="buttons"),
     # Sinusoidal: position t over all n = 64 rows.
-    ExportSpec("sinusoidal", "table", "t", _span(0, 63)),
-    ExportSpec("sinusoidal", "clock", "t", _span(0, 63)),
-    ExportSpec("sinusoidal", "similarity", "t", _span(0, 63)),
-    ExportSpec("sinusoidal", "learned", "t", _span(0, 63)),
+    *_specs("sinusoidal", "table clock similarity learned", "t", _span(0, 63)),
     # RoPE.
     # R1: only its identity with today's numbers; its buttons and their log need Python.
-    ExportSpec("rope", "pair", "m", _span(0, 24), extras=(3,)),
-    ExportSpec("rope", "distance", "base", _objects("rope", "base")),
-    ExportSpec("rope", "decay", "base", _objects("rope", "base")),
-    ExportSpec("rope", "angles", "pair", _span(0, 31)),
-    ExportSpec("rope", "wavelengths", "pair", _span(0, 31)),
-    ExportSpec("rope", "layouts", "layout", _objects("rope", "layout"), widget="buttons"),
-    ExportSpec("rope", "mismatch", "layout", _objects("rope", "layout"), widget="buttons"),
+    *_specs("rope", "pair", "m", _span(0, 24), extras=(3,)),
+    *_specs("rope", "distance decay", "base"),
+    *_specs("rope", "angles wavelengths", "pair", _span(0, 31)),
+    *_specs("rope", "layouts mismatch", "layout", widget="buttons"),
     # Context extension (d = 128: 64 pairs).
-    ExportSpec("extension", "schedule", "method", _objects("extension", "method"), "buttons"),
-    ExportSpec("extension", "band", "pair", _span(0, 63)),
-    ExportSpec("extension", "methods", "method", _objects("extension", "method"), "buttons"),
+    *_specs("extension", "schedule", "method", widget="buttons"),
+    *_specs("extension", "band", "pair", _span(0, 63)),
+    *_specs("extension", "methods", "method", widget="buttons"),
     # ALiBi (8 heads, 16 positions).
-    ExportSpec("alibi", "slopes", "head", _span(1, 8)),
-    ExportSpec("alibi", "matrix", "row", _span(0, 15)),
-    ExportSpec("alibi", "weights", "row", _span(0, 15)),
-    ExportSpec("alibi", "decay", "head", _span(1, 8)),
+    *_specs("alibi", "slopes", "head", _span(1, 8)),
+    *_specs("alibi", "matrix weights", "row", _span(0, 15)),
+    *_specs("alibi", "decay", "head", _span(1, 8)),
     # Relative biases.
-    ExportSpec("relative", "buckets", "num_buckets", _span(4, 64, 4)),
-    ExportSpec("relative", "bias", "head", _span(1, 12)),
-    ExportSpec("relative", "shaw", "clip_k", _span(0, 16)),
-    ExportSpec("relative", "nope", "nope_len", _span(2, 32, 2)),
+    *_specs("relative", "buckets", "num_buckets", _span(4, 64, 4)),
+    *_specs("relative", "bias", "head", _span(1, 12)),
+    *_specs("relative", "shaw", "clip_k", _span(0, 16)),
+    *_specs("relative", "nope", "nope_len", _span(2, 32, 2)),
     # Compare: the served length L′ over every choice.
-    *(
-        ExportSpec("compare", key, "target_len", _objects("compare", "target_len"))
-        for key in ("learned", "sinusoidal", "rope", "alibi")
-    ),
+    *_specs("compare", "learned sinusoidal rope alibi", "target_len"),
 )
 
 
@@ -171,66 +161,56 @@ class ExportResult:
 
 
 # ------------------------------------------------------------------ the view
-def _label(value: Any, names: dict[Any, str] | None = None) -> str:
-    if names and value in names:
-        return names[value]
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return f"{value:,.6g}"
-    return str(value)
+#: The control's widget by ``ExportSpec.widget``, with its own options.
+_WIDGETS: dict[str, tuple[type[pn.widgets.Widget], dict[str, Any]]] = {
+    "slider": (pn.widgets.DiscreteSlider, {}),
+    "buttons": (pn.widgets.RadioButtonGroup, {"color": "primary", "variant": "outline"}),
+    "select": (pn.widgets.Select, {}),
+}
 
 
-def _value_names(p: param.Parameter) -> dict[Any, str]:
-    """Display names of a selector's values (``objects={label: value}``), else ``{}``."""
-    names = getattr(p, "names", None) or {}
-    return {value: label for label, value in names.items()}
+def _shown(page: Page, name: str, value: Any) -> str:
+    """``value`` of control ``name`` as the page shows it (a selector's own names)."""
+    names = getattr(page.param[name], "names", None) or {}
+    return next((label for label, v in names.items() if v == value), None) or shown_value(value)
 
 
 def _control(page: Page, spec: ExportSpec) -> pn.widgets.Widget:
     """The file's one control: its options are exactly the precomputed values."""
-    p = page.param[spec.control]
-    names = _value_names(p)
-    options = {_label(v, names): v for v in spec.values}
+    options = {_shown(page, spec.control, v): v for v in spec.values}
     if len(options) != len(spec.values):
         raise ValueError(f"{spec.name}: two values of {spec.control} have the same label")
     current = getattr(page, spec.control)
     if current not in spec.values:
         raise ValueError(f"{spec.name}: the default {current!r} is not among the values")
-    label = p.label or spec.control
-    common = {"value": current, "sizing_mode": "stretch_width", "margin": (6, 12)}
-    if spec.widget == "slider":
-        widget = pn.widgets.DiscreteSlider(label=label, options=options, **common)
-    elif spec.widget == "buttons":
-        widget = pn.widgets.RadioButtonGroup(
-            label=label, options=options, color="primary", variant="outline", **common
-        )
-    elif spec.widget == "select":
-        widget = pn.widgets.Select(label=label, options=options, **common)
-    else:
+    if spec.widget not in _WIDGETS:
         raise ValueError(f"{spec.name}: unknown widget {spec.widget!r}")
+    cls, own = _WIDGETS[spec.widget]
+    widget = cls(
+        label=page.param[spec.control].label,
+        options=options,
+        value=current,
+        sizing_mode="stretch_width",
+        margin=(6, 12),
+        **own,
+    )
     widget.param.watch(lambda event: page.set_state(**{spec.control: event.new}), "value")
     return widget
 
 
 def _needs_python(obj: Any) -> bool:
     """True for a view with a widget in it (a button, a download): dead without a server."""
-    viewable = pn.panel(obj)
-    return bool(viewable.select(pn.widgets.Widget))
+    return bool(pn.panel(obj).select(pn.widgets.Widget))
 
 
 def _fixed_settings(page: Page, spec: ExportSpec, figure_controls: Iterable[str]) -> str:
-    parts = []
-    for name in figure_controls:
-        if name == spec.control:
-            continue
-        p = page.param[name]
-        value = _label(getattr(page, name), _value_names(p))
-        parts.append(f"{escape_text(p.label or name)} = {escape_text(value)}")
+    parts = [
+        escape_text(f"{page.param[name].label} = {_shown(page, name, getattr(page, name))}")
+        for name in figure_controls
+        if name != spec.control
+    ]
     fixed = f" The other settings are fixed: {'; '.join(parts)}." if parts else ""
-    label = escape_text(page.param[spec.control].label or spec.control)
+    label = escape_text(page.param[spec.control].label)
     return (
         f'<p class="export-note">{TITLE}, page “{escape_text(page.title)}”. This file '
         f"holds {len(spec.values)} precomputed values of <em>{label}</em>.{fixed} "
@@ -279,11 +259,10 @@ def export_figure(spec: ExportSpec, outdir: Path) -> ExportResult:
     start = time.perf_counter()
     try:
         buffer = StringIO()
-        page = PAGES[spec.page]
         # The plain design with the accessibility sheet; the served app's
         # script URL is dropped (the file inlines the script below instead).
         with pn.config.set(design=OfflineNative, js_files={}):
-            view, control, _ = build_view(spec)
+            view, control, page = build_view(spec)
             view.save(
                 buffer,
                 title=f"{page.title} · {spec.figure} — {TITLE}",
@@ -313,12 +292,11 @@ def export_figure(spec: ExportSpec, outdir: Path) -> ExportResult:
 
 def select_specs(only: Sequence[str] | None = None) -> list[ExportSpec]:
     """The specs named by ``only`` (``page:figure`` or ``page``), all when empty."""
-    specs = [s for s in SPECS if s.page in PAGES]
     if not only:
-        return specs
+        return list(SPECS)
     chosen: list[ExportSpec] = []
     for item in only:
-        matches = [s for s in specs if item in (s.name, s.page)]
+        matches = [s for s in SPECS if item in (s.name, s.page)]
         if not matches:
             raise SystemExit(f"app.export: no figure {item!r} (see --list)")
         chosen.extend(m for m in matches if m not in chosen)

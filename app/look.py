@@ -102,12 +102,15 @@ def warning_text_color() -> str:
     return OKABE_ITO["vermillion"] if is_dark() else "#B84F00"
 
 
+def _rgb(color: str) -> list[int]:
+    return [int(color.lstrip("#")[i : i + 2], 16) for i in (0, 2, 4)]
+
+
 def contrast_ratio(foreground: str, background: str) -> float:
     """WCAG 2 contrast ratio of two ``#RRGGBB`` colours (1 to 21)."""
 
     def luminance(color: str) -> float:
-        value = color.lstrip("#")
-        channels = [int(value[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+        channels = [c / 255 for c in _rgb(color)]
         linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
         return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
 
@@ -129,11 +132,9 @@ def ink_on(fill: str, alpha: float = 1.0, background: str | None = None) -> str:
     For numbers printed on coloured marks: a faded mark is mostly background,
     so the ink follows what the eye sees, the blend.
     """
-    under = (background or plot_background()).lstrip("#")
-    top = fill.lstrip("#")
+    under = _rgb(background or plot_background())
     blend = "#" + "".join(
-        f"{round(alpha * int(top[i : i + 2], 16) + (1 - alpha) * int(under[i : i + 2], 16)):02X}"
-        for i in (0, 2, 4)
+        f"{round(alpha * t + (1 - alpha) * u):02X}" for t, u in zip(_rgb(fill), under, strict=True)
     )
     return max(("#000000", "#FFFFFF"), key=lambda ink: contrast_ratio(ink, blend))
 
@@ -179,9 +180,8 @@ def legend_outside(position: str, **legend_opts: Any) -> dict[str, Any]:
     Bokeh draws a legend in a side panel ``margin`` px (10 by default) away
     from the panel's outer edge, and the panel was that much too small for
     it: a legend above the frame covered the frame's top 8–10 px and the top
-    tick label (seen in Chromium on Sinusoidal S3, ALiBi A1, Context
-    extension E2 and Compare's RoPE card). Without the margin the legend
-    sits against the frame, covering nothing.
+    tick label. Without the margin the legend sits against the frame, covering
+    nothing.
     """
     return {"legend_position": position, "legend_opts": {**legend_opts, "margin": 0}}
 

@@ -105,7 +105,7 @@ def readable(value: float, digits: int = 4) -> str:
     if value == 0:
         return "0"
     if value.is_integer() and abs(value) < 1e15:
-        return f"{int(value):,}".replace("-", "−")
+        return integer(int(value))
     if abs(value) >= 1e7 or abs(value) < 1e-3:
         mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
         mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa

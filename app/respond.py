@@ -13,6 +13,7 @@ import contextlib
 import sys
 import time
 import weakref
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -147,21 +148,18 @@ def one_update() -> Iterator[None]:
         yield
 
 
-def _net_reference_change(frame: Any, balance: dict[int, list[Any]]) -> bool:
-    """Add the models a ``Model.trigger`` frame swaps out (-1) and in (+1) to ``balance``.
+def _net_reference_change(frame: Any, balance: Counter[Any]) -> bool:
+    """Count the models a ``Model.trigger`` frame swaps out (-1) and in (+1) in ``balance``.
 
     Returns False if ``frame`` is not ``Model.trigger`` (then the caller must
     assume the graph changed).
     """
     if frame is None or frame.f_code is not Model.trigger.__code__:
         return False
-    for value, sign in ((frame.f_locals.get("old"), -1), (frame.f_locals.get("new"), 1)):
-
-        def count(model: Any, sign: int = sign) -> None:
-            entry = balance.setdefault(id(model), [model, 0])
-            entry[1] += sign
-
-        visit_value_and_its_immediate_references(value, count)
+    for name, sign in (("old", -1), ("new", 1)):
+        visit_value_and_its_immediate_references(
+            frame.f_locals.get(name), lambda model, sign=sign: balance.update({model: sign})
+        )
     return True
 
 
@@ -190,7 +188,7 @@ def walk_the_graph_once(doc: Any) -> Iterator[None]:
         yield
         return
     unknown = False
-    balance: dict[int, list[Any]] = {}
+    balance: Counter[Any] = Counter()  # models are hashed by identity
     roots = list(doc.roots)
     wrapped = {name: name in vars(models) for name in ("invalidate", "recompute")}
     originals = {name: getattr(models, name) for name in wrapped}
@@ -212,6 +210,5 @@ def walk_the_graph_once(doc: Any) -> Iterator[None]:
             else:
                 delattr(models, name)
         del models._walk_deferred
-        moved = any(net for _model, net in balance.values())
-        if unknown or moved or list(doc.roots) != roots:
+        if unknown or any(balance.values()) or list(doc.roots) != roots:
             originals["recompute"]()

@@ -1,16 +1,12 @@
 """Bokeh data sources changed from the server: shared by the in-place figures,
-the browser choices and RoPE's linked sources.
-
-Two helpers, so the three places that write to sources agree:
-:func:`same_column` (does a column need sending?), :func:`same_columns` (does a
-source?) and :func:`per_document`
-(make the changes with each source's document current and unlocked).
+the browser choices and RoPE's linked sources, so the places that write to
+sources agree on when a column needs sending and how a change is made.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -43,20 +39,14 @@ def same_columns(drawn: Any, data: Any) -> bool:
     )
 
 
-@contextmanager
-def _nothing() -> Iterator[None]:
-    yield
-
-
 def per_document(changes: list[tuple[Any, Callable[[], None]]]) -> None:
     """Run each ``(model, change)`` with the model's document current and
     unlocked, one document at a time (its changes go out together; safe from a
     stream callback, which runs outside Bokeh's document lock)."""
-    by_document: dict[int, tuple[Any, list[Callable[[], None]]]] = {}
+    by_document: dict[Any, list[Callable[[], None]]] = {}  # documents hash by identity
     for model, change in changes:
-        doc = model.document
-        by_document.setdefault(id(doc), (doc, []))[1].append(change)
-    for doc, calls in by_document.values():
-        with set_curdoc(doc), pn.io.unlocked() if doc is not None else _nothing():
+        by_document.setdefault(model.document, []).append(change)
+    for doc, calls in by_document.items():
+        with set_curdoc(doc), pn.io.unlocked() if doc is not None else nullcontext():
             for call in calls:
                 call()

@@ -19,9 +19,10 @@ from typing import Any
 
 from panel.io.resources import CDN_DIST, DIST_DIR
 
-from .theme import A11Y_JS_FILE, OVERLAY_JS_FILE
-
 __all__ = ["make_self_contained", "with_page_scripts"]
+
+#: The app's scripts, inlined here (served pages load them by URL, see app/main.py).
+_PAGE_SCRIPTS = [Path(__file__).parent / "static" / name for name in ("a11y.js", "overlay.js")]
 
 
 def _local_css(url: str) -> str:
@@ -43,12 +44,8 @@ def _inline_stylesheets(node: Any) -> Any:
     """
     if isinstance(node, dict):
         if node.get("name") == "ImportedStyleSheet" and "attributes" in node:
-            url = node["attributes"].get("url", "")
-            return {
-                **node,
-                "name": "InlineStyleSheet",
-                "attributes": {"css": _local_css(url)},
-            }
+            css = _local_css(node["attributes"].get("url", ""))
+            return {**node, "name": "InlineStyleSheet", "attributes": {"css": css}}
         return {k: _inline_stylesheets(v) for k, v in node.items()}
     if isinstance(node, list):
         return [_inline_stylesheets(v) for v in node]
@@ -71,12 +68,9 @@ def _recorded_states(node: Any) -> int:
     if isinstance(node, dict):
         if str(node.get("name", "")).endswith("models.state.State"):
             state = node.get("attributes", {}).get("state", {})
-            entries = state.get("entries", state) if isinstance(state, dict) else []
-            return len(entries)
-        return max((_recorded_states(v) for v in node.values()), default=0)
-    if isinstance(node, list):
-        return max((_recorded_states(v) for v in node), default=0)
-    return 0
+            return len(state.get("entries", state)) if isinstance(state, dict) else 0
+        node = list(node.values())
+    return max(map(_recorded_states, node), default=0) if isinstance(node, list) else 0
 
 
 def make_self_contained(page_html: str) -> tuple[str, int]:
@@ -109,7 +103,7 @@ def make_self_contained(page_html: str) -> tuple[str, int]:
 
 def with_page_scripts(page_html: str) -> str:
     """``page_html`` with app/static/a11y.js and overlay.js inlined at the end of its body."""
-    scripts = [f.read_text(encoding="utf-8") for f in (A11Y_JS_FILE, OVERLAY_JS_FILE)]
+    scripts = [f.read_text(encoding="utf-8") for f in _PAGE_SCRIPTS]
     if any("</script" in s.lower() for s in scripts) or "</body>" not in page_html:
         raise ValueError("cannot inline the page scripts")
     head, tail = page_html.rsplit("</body>", 1)

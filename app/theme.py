@@ -1,22 +1,12 @@
-"""The template's design with every asset served by the app itself.
+"""The designs, with every asset served by the app itself.
 
-Panel's Fast design lists the Open Sans web font from Google Fonts as a
-resource; the page would fetch it on every load (and wait for it offline).
-:class:`OfflineFast` is the same design without that font: the app uses the
-system font stack of :data:`app.look.FONT_STACK` instead. Everything else the
-design loads is bundled with Panel and served from ``/static``.
-
-:class:`OfflineNative` is Panel's plain design for the embedded views and the
-static exports. Both add ``static/a11y.css`` to every component (each draws in its own
-shadow root, which the page's stylesheet does not reach): a visible focus ring
-for keyboard users, and readable text on the accent colour.
-
-:func:`css_served_here` makes Panel's component stylesheets local for a
-session whose page Bokeh never rendered (see its docstring).
-
-:func:`without_mathjax` keeps Bokeh's MathJax bundle (1.8 MB of script) out
-of the pages: the formulas are KaTeX, which Panel serves with the ``katex``
-extension.
+:class:`OfflineFast` is Panel's Fast design without its Google web font (the
+page would fetch Open Sans on every load, and wait for it offline; the app
+uses the system fonts of :data:`app.look.FONT_STACK`). :class:`OfflineNative`
+is Panel's plain design, for the embedded views and the static exports. Both
+add ``static/a11y.css`` to every component (each draws in its own shadow root,
+which the page's stylesheet does not reach): a visible focus ring for keyboard
+users, and readable text on the accent colour.
 """
 
 from __future__ import annotations
@@ -37,8 +27,6 @@ from panel.viewable import Viewable
 __all__ = [
     "A11Y_CSS",
     "A11Y_CSS_TEXT",
-    "A11Y_JS_FILE",
-    "OVERLAY_JS_FILE",
     "OfflineFast",
     "OfflineNative",
     "css_served_here",
@@ -65,11 +53,6 @@ def _without_web_font(resources: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-#: The accessibility script as a file (static exports inline it; served pages
-#: load it by URL, see app/main.py).
-A11Y_JS_FILE = Path(__file__).parent / "static" / "a11y.js"
-#: The overlay-level clip (app/static/overlay.js), inlined the same way.
-OVERLAY_JS_FILE = Path(__file__).parent / "static" / "overlay.js"
 #: The sheet's text, for the plain design (also used by static exports,
 #: which have no server to fetch a file from).
 A11Y_CSS_TEXT = (Path(__file__).parent / A11Y_CSS).read_text(encoding="utf-8")

@@ -37,6 +37,7 @@ __all__ = [
     "page_query",
     "read_query",
     "serialise_value",
+    "shown_value",
 ]
 
 #: Keys the shell owns (which page, the template's theme, embedding); the pages
@@ -46,6 +47,9 @@ RESERVED_KEYS = ("page", "theme", "figure", "embed")
 #: is never useful here).
 MAX_VALUE_CHARS = 1000
 _SHOWN_CHARS = 24
+#: How a link writes a switch (``embed=1``, ``causal=off``).
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off"})
 
 
 @dataclass
@@ -61,7 +65,8 @@ def _shown(raw: str) -> str:
     return repr(raw)
 
 
-def _fmt(value: Any) -> str:
+def shown_value(value: Any) -> str:
+    """A value as a sentence shows it: ``on``/``off``, ``10,000``, ``0.125``."""
     if isinstance(value, bool):
         return "on" if value else "off"
     if isinstance(value, int):
@@ -121,50 +126,32 @@ def coerce_value(
     given, else a sentence saying what was changed. Raises ``ValueError`` with
     a sentence when ``raw`` cannot be used at all (the caller ignores it).
     """
-
-    def _bounds(p: param.Parameter) -> tuple[Any, Any]:
-        if bounds is not None:
-            return bounds
-        return p.bounds if p.bounds is not None else (None, None)
-
-    name = p.label or p.name
-    key = p.name
+    name, key = p.label or p.name, p.name
+    given = f"{key}={_shown(raw)}"
     if len(raw) > MAX_VALUE_CHARS:
         raise ValueError(f"{key}: the value is {len(raw):,} characters long; ignored.")
     try:
         if isinstance(p, param.Boolean):
             word = raw.strip().lower()
-            if word in {"1", "true", "yes", "on"}:
-                return True, None
-            if word in {"0", "false", "no", "off"}:
-                return False, None
+            if word in TRUE_WORDS | FALSE_WORDS:
+                return word in TRUE_WORDS, None
             raise _Ignore("is not true or false")
-        if isinstance(p, param.Integer):
+        if isinstance(p, param.Number):  # param.Integer too
             number = _parse_number(raw)
-            value = round(number)
-            note = None
+            value = round(number) if isinstance(p, param.Integer) else number
+            low, high = bounds or p.bounds or (None, None)
+            clamped = value if low is None else max(value, low)
+            clamped = clamped if high is None else min(clamped, high)
+            if clamped != value:
+                return clamped, (
+                    f"{given} is outside {shown_value(low)}…{shown_value(high)}; "
+                    f"{name} set to {shown_value(clamped)}."
+                )
             if value != number:
-                note = f"{key}={_shown(raw)} is not a whole number; {name} set to {_fmt(value)}."
-            low, high = _bounds(p)
-            if (low is not None and value < low) or (high is not None and value > high):
-                clamped = min(max(value, low), high) if low is not None else min(value, high)
-                return clamped, (
-                    f"{key}={_shown(raw)} is outside {_fmt(low)}…{_fmt(high)}; "
-                    f"{name} set to {_fmt(clamped)}."
-                )
-            return value, note
-        if isinstance(p, param.Number):
-            value = _parse_number(raw)
-            low, high = _bounds(p)
-            if (low is not None and value < low) or (high is not None and value > high):
-                clamped = min(max(value, low), high) if low is not None else min(value, high)
-                return clamped, (
-                    f"{key}={_shown(raw)} is outside {_fmt(low)}…{_fmt(high)}; "
-                    f"{name} set to {_fmt(clamped)}."
-                )
+                return value, f"{given} is not a whole number; {name} set to {shown_value(value)}."
             return value, None
         if isinstance(p, param.Selector):
-            objects = list(p.objects.values()) if isinstance(p.objects, dict) else list(p.objects)
+            objects = list(p.objects)  # the values, also when declared as {label: value}
             numeric = [o for o in objects if isinstance(o, int | float) and not isinstance(o, bool)]
             if numeric and len(numeric) == len(objects):
                 value = _parse_number(raw)
@@ -177,21 +164,18 @@ def coerce_value(
                 else:
                     nearest = min(numeric, key=lambda o: abs(o - value))
                 return nearest, (
-                    f"{key}={_shown(raw)} is not one of the choices; "
-                    f"{name} set to the nearest, {_fmt(nearest)}."
+                    f"{given} is not one of the choices; {name} set to the nearest, "
+                    f"{shown_value(nearest)}."
                 )
             text = raw.strip()
-            for o in objects:
-                if str(o) == text:
-                    return o, None
-            for o in objects:
+            for o in sorted(objects, key=lambda o: str(o) != text):  # an exact match first
                 if str(o).lower() == text.lower():
                     return o, None
             raise _Ignore("is not one of " + ", ".join(str(o) for o in objects))
         if isinstance(p, param.String):
             return raw, None
     except _Ignore as why:
-        raise ValueError(f"{key}={_shown(raw)} {why}; ignored.") from None
+        raise ValueError(f"{given} {why}; ignored.") from None
     raise ValueError(f"{key} cannot be set from a link; ignored.")
 
 
@@ -263,10 +247,7 @@ def serialise_value(value: Any) -> str:
 
 def page_query(page_name: str, obj: param.Parameterized, names: Iterable[str]) -> dict[str, str]:
     """The query that reopens ``obj`` exactly: ``{"page": ..., name: value, ...}``."""
-    query = {"page": page_name}
-    for n in names:
-        query[n] = serialise_value(getattr(obj, n))
-    return query
+    return {"page": page_name, **{n: serialise_value(getattr(obj, n)) for n in names}}
 
 
 def encode_query(query: Mapping[str, str]) -> str:
@@ -290,32 +271,28 @@ if (typeof search === 'string' && (search === '' || search.startsWith('?'))) {
 class UrlWriter:
     """Keeps the browser's address bar equal to the session's state.
 
-    Place :attr:`view` anywhere in the page (it is invisible). Each
+    Place ``view`` anywhere in the page (it is invisible). Each
     :meth:`write` sends one short string; the browser replaces the current
     history entry with it.
     """
 
     def __init__(self) -> None:
-        self._box = pn.widgets.TextInput(value="", visible=False)
-        self.callback = self._box.jscallback(value=_REPLACE_JS)
-        release_with_session(self._box)
+        self.view = pn.widgets.TextInput(value="", visible=False)
+        self.view.jscallback(value=_REPLACE_JS)
+        release_with_session(self.view)
         self._pending: str | None = None
         self._ready = False
 
     @property
-    def view(self) -> pn.widgets.TextInput:
-        return self._box
-
-    @property
     def search(self) -> str:
         """The last query written (``?...``)."""
-        return self._box.value
+        return self.view.value
 
     def write(self, query: Mapping[str, str]) -> None:
         """Replace the address bar's query (held back until the page has loaded)."""
         search = encode_query(query)
         if self._ready:
-            self._box.value = search
+            self.view.value = search
         else:
             self._pending = search
 
@@ -327,4 +304,4 @@ class UrlWriter:
         """
         self._ready = True
         if self._pending is not None:
-            self._box.value, self._pending = self._pending, None
+            self.view.value, self._pending = self._pending, None
