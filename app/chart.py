@@ -41,12 +41,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+import numpy as np
 from holoviews.core.util import range_pad
 
 from .marks import KEY, Mark, Scale
 from .selection import Choices
 
-__all__ = ["KEY", "Chart", "Choices", "Frame", "Mark", "Scale", "choice_name", "padded"]
+__all__ = [
+    "KEY",
+    "Chart",
+    "Choices",
+    "Frame",
+    "Mark",
+    "Scale",
+    "choice_name",
+    "padded",
+    "padded_data",
+]
 
 
 def padded(low: float, high: float, *, log: bool = False, padding: float = 0.1) -> tuple:
@@ -54,6 +65,13 @@ def padded(low: float, high: float, *, log: bool = False, padding: float = 0.1) 
     log axis), as HoloViews pads a data range."""
     start, end = range_pad(float(low), float(high), padding, log)
     return float(start), float(end)
+
+
+def padded_data(*values: Any, log: bool = False, padding: float = 0.1) -> tuple:
+    """:func:`padded` from the smallest to the largest of ``values`` (arrays or numbers),
+    as HoloViews pads the range of the data it draws."""
+    every = np.concatenate([np.ravel(v) for v in values])
+    return padded(every.min(), every.max(), log=log, padding=padding)
 
 
 class Frame:

@@ -17,6 +17,10 @@ the kinds listed here: images (``image``, ``x``, ``y``, ``dw``, ``dh``), paths
 renames columns, converts angles and draws a column of one value as a
 constant): :attr:`Mark.fields` points a glyph property at a column instead,
 through a colour :class:`Scale` for numbers.
+
+The layers many figures repeat (a line at a length, a shaded band, texts, a ring
+round the selected point, a row's outline) are declared once at the end, with
+the columns of the frames that fill them.
 """
 
 from __future__ import annotations
@@ -29,8 +33,30 @@ from typing import Any
 
 import holoviews as hv
 import numpy as np
+from bokeh.models import CustomJSHover
 
-__all__ = ["KEY", "Mark", "Scale", "circle", "image_columns"]
+from .look import HIGHLIGHT, text_color
+
+__all__ = [
+    "KEY",
+    "KEY_DIM",
+    "QUERY_DIM",
+    "Mark",
+    "Scale",
+    "circle",
+    "image_columns",
+    "image_stack",
+    "js_hover",
+    "labels",
+    "layer",
+    "object_column",
+    "outline_rows",
+    "ring",
+    "row_outline",
+    "rule",
+    "span",
+    "square_image",
+]
 
 #: Column of browser-choice candidates that holds the key a row belongs to.
 KEY = "__key"
@@ -199,3 +225,137 @@ def circle(radius: float = 1.0, points: int = 181) -> dict[str, list[np.ndarray]
     """A path mark's columns for a circle round the origin (a clock face, the unit circle)."""
     angle = np.linspace(0.0, 2 * np.pi, points)
     return {"xs": [radius * np.cos(angle)], "ys": [radius * np.sin(angle)]}
+
+
+def object_column(items: Sequence[Any]) -> np.ndarray:
+    """A column of one array per row (NumPy would stack equal arrays into one 2-D array)."""
+    column = np.empty(len(items), dtype=object)
+    column[:] = list(items)
+    return column
+
+
+def image_stack(
+    images: Sequence[np.ndarray], x: float, y: float, dw: float, dh: float, name: str = "image"
+) -> dict[str, Any]:
+    """An image mark's columns for several keys: one image per key (in column ``name``),
+    each ``dw`` × ``dh`` from (``x``, ``y``)."""
+    count = len(images)
+    return {
+        name: object_column(images),
+        **{k: np.full(count, float(v)) for k, v in (("x", x), ("y", y), ("dw", dw), ("dh", dh))},
+    }
+
+
+def js_hover(code: str) -> Callable[[], CustomJSHover]:
+    """A :attr:`Mark.hover` formatter running ``code`` in the browser (a factory: a
+    Bokeh model belongs to one document, so each plot gets its own)."""
+    return lambda: CustomJSHover(code=code)
+
+
+# ------------------------------------------------------- common marks
+#: Keyword arguments of :func:`layer` that are the mark's own, not its style.
+_OWN = ("fields", "hover", "choice", "strides", "on_top", "drag")
+
+
+def layer(
+    kind: type[hv.Element], kdims: Sequence = (), vdims: Sequence = (), **options: Any
+) -> Mark:
+    """A mark whose keyword arguments are its style, except :class:`Mark`'s own
+    (``choice``, ``on_top``, ``fields``, ...): ``layer(hv.Points, ("x", "y"), size=9,
+    choice="t")``."""
+    own = {name: options.pop(name) for name in _OWN if name in options}
+    return Mark(kind, kdims, vdims, style=options, **own)
+
+
+def rule(
+    dash: str | None = None,
+    width: float | None = None,
+    kind: type[hv.Element] = hv.VLines,
+    *,
+    color: Any = text_color,
+    dim: str | hv.Dimension | None = None,
+    **options: Any,
+) -> Mark:
+    """A line across the figure at each ``x`` (``y`` for ``hv.HLines``, or ``dim``): a
+    length L, where a bucket starts, the selected position."""
+    style = {"line_dash": dash, "line_width": width}
+    style = {k: v for k, v in style.items() if v is not None}
+    if dim is None:
+        dim = "y" if kind is hv.HLines else "x"
+    return layer(kind, (dim,), color=color, **style, **options)
+
+
+def span(kdims: Sequence, color: str, alpha: float, **options: Any) -> Mark:
+    """A shaded band along x, from one column to the other (no hover)."""
+    return layer(hv.VSpans, kdims, color=color, alpha=alpha, line_alpha=0, tools=[], **options)
+
+
+def labels(
+    kdims: Sequence = ("x", "y"), color: Any = text_color, size: str = "9pt", **options: Any
+) -> Mark:
+    """Texts at points (a ``text`` column)."""
+    return layer(hv.Labels, kdims, ("text",), text_color=color, text_font_size=size, **options)
+
+
+def ring(
+    kind: type[hv.Element],
+    kdims: Sequence,
+    vdims: Sequence = (),
+    *,
+    color: Any = text_color,
+    width: float = 2.5,
+    **options: Any,
+) -> Mark:
+    """An open circle round the selected point, drawn on top (``choice`` names its control)."""
+    outline = {"size": 16, "fill_alpha": 0, "line_color": color, "line_width": width}
+    return layer(kind, kdims, vdims, on_top=True, **outline, **options)
+
+
+def row_outline(name: str, choice: str, color: str = HIGHLIGHT) -> dict[str, Mark]:
+    """The outline of the row chosen by ``choice``: marks ``{name}_outer``, a ``color``
+    line, and ``{name}_inner``, a white core on it (it reads on every colour of a
+    heatmap). Their rows: :func:`outline_rows`."""
+    return {
+        f"{name}_{part}": Mark(
+            hv.HSpans,
+            ("y0", "y1"),
+            choice=choice,
+            on_top=True,
+            style={"fill_alpha": 0, "line_color": line, "line_width": width},
+        )
+        for part, line, width in (("outer", color, 4), ("inner", "#FFFFFF", 1.5))
+    }
+
+
+#: The axes of a square matrix of scores: key j along x, query i down the page.
+KEY_DIM = hv.Dimension("key", label="key position j")
+QUERY_DIM = hv.Dimension("query", label="query position i")
+#: Tooltip formatter: the images' x is the key j, y the query i; offset = j − i.
+_offset_hover = js_hover(
+    "return (Math.round(special_vars.x) - Math.round(special_vars.y)).toString()"
+)
+
+
+def square_image(
+    vdims: Sequence,
+    tooltips: list,
+    hover: Mapping[str, Callable[[], Any]] | None = None,
+    *,
+    offset: bool = True,
+    **options: Any,
+) -> Mark:
+    """An n × n image, key j along x and query i down the page; its hover names the
+    cell (and its ``offset`` j − i), then ``tooltips``."""
+    cell = [("query i", "$y{0}"), ("key j", "$x{0}")]
+    if offset:
+        cell.append(("offset j − i", "$sx{offset}"))
+        hover = {"$sx": _offset_hover, **(hover or {})}
+    tooltips = [*cell, *tooltips]
+    style = {"colorbar": True, "tools": ["hover"], "hover_tooltips": tooltips}
+    return layer(hv.Image, (KEY_DIM, QUERY_DIM), vdims, hover=hover or {}, **style, **options)
+
+
+def outline_rows(rows: np.ndarray) -> dict[str, np.ndarray]:
+    """The rows of a :func:`row_outline` for each row in ``rows``, one unit tall."""
+    rows = np.asarray(rows, dtype=int)
+    return {"y0": rows - 0.5, "y1": rows + 0.5, KEY: rows}

@@ -30,6 +30,7 @@ from .alibi import (
 )
 from .attention import (
     COMPARE_SCHEMES,
+    ORDER_PAIR,
     SCHEMES,
     OrderLayer,
     causal_mask,
@@ -120,6 +121,7 @@ __all__ = [
     "COMPARE_SCHEMES",
     "LAYOUTS",
     "MODEL_CONFIG_NAMES",
+    "ORDER_PAIR",
     "ROPE_SCALING_METHODS",
     "SCHEMES",
     "AngleLine",

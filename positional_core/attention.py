@@ -41,6 +41,7 @@ from .sinusoidal import sinusoidal_encoding
 
 __all__ = [
     "COMPARE_SCHEMES",
+    "ORDER_PAIR",
     "SCHEMES",
     "OrderLayer",
     "causal_mask",
@@ -60,6 +61,9 @@ SCHEMES = ("none", "sinusoidal", "rope")
 #: Schemes of :func:`compare_order_similarity`: :data:`SCHEMES` plus a learned
 #: table added to the inputs, an ALiBi bias and a T5 bucket bias added to the scores.
 COMPARE_SCHEMES = (*SCHEMES, "learned", "alibi", "t5")
+#: The lesson's two sentences (the Order page's defaults, the pair every other page
+#: checks order blindness with): B reorders the words of A.
+ORDER_PAIR = ("dog bites man", "man bites dog")
 
 
 def softmax(scores: object, axis: int = -1) -> np.ndarray:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from positional_core.attention import (
     COMPARE_SCHEMES,
+    ORDER_PAIR,
     SCHEMES,
     OrderLayer,
     causal_mask,
@@ -29,6 +30,12 @@ from positional_core.relative import t5_random_bucket_biases
 
 
 class TestOrderDemo:
+    def test_order_pair_reorders_the_same_words(self):
+        a, b = ORDER_PAIR
+        assert a != b
+        assert sorted(parse_sentence(a)) == sorted(parse_sentence(b))
+        assert order_similarity(*ORDER_PAIR) == pytest.approx(1, abs=1e-12)
+
     def test_no_positions_is_exactly_one(self):
         similarity = order_similarity("dog bites man", "man bites dog")
         assert abs(similarity - 1) < 1e-12

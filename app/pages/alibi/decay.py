@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import holoviews as hv
@@ -14,8 +15,9 @@ from positional_core.alibi import (
     alibi_weight_factors,
 )
 
-from ...chart import KEY, Chart, Choices, Frame, Mark, padded
-from ...look import OKABE_ITO, WARNING, plot_opts, text_color
+from ...chart import KEY, Chart, Choices, Frame, Mark, padded_data
+from ...look import OKABE_ITO, WARNING, plot_opts
+from ...marks import labels, layer, rule
 from ...numbers import difference, num, sci
 from .shared import head_label
 
@@ -27,19 +29,8 @@ _X = hv.Dimension("x", label="distance Δ = i − j (positions back, log scale)"
 _Y = hv.Dimension("y", label="weight factor e^(−m·Δ)")
 
 
-def _of_head(kind: type, kdims: tuple, vdims: tuple = (), **style: Any) -> Mark:
-    """A layer of the selected head only, drawn on top."""
-    return Mark(kind, kdims, vdims, choice="head", on_top=True, style=style)
-
-
-def _label(color: Any) -> Mark:
-    return Mark(
-        hv.Labels, ("x", "y"), ("text",), style={"text_color": color, "text_font_size": "10pt"}
-    )
-
-
-def _line(**style: Any) -> Mark:
-    return Mark(hv.VLines, ("x",), style=style)
+#: A layer of the selected head only, drawn on top.
+_of_head = partial(layer, choice="head", on_top=True)
 
 
 def _line_label(at: int, text: str, far: int) -> dict[str, list]:
@@ -80,23 +71,12 @@ class Decay(Chart):
         ),
         "selected": _of_head(hv.Curve, (_X,), (_Y,), color=WARNING, line_width=3.5),
         "half_life": _of_head(hv.Points, ("x", "y"), color=WARNING, size=9),
-        "half_life_text": _of_head(
-            hv.Labels,
-            ("x", "y"),
-            ("text",),
-            text_color=text_color,
-            text_align="left",
-            text_font_size="10pt",
-        ),
-        "half": Mark(
-            hv.HLines,
-            ("y",),
-            style={"color": OKABE_ITO["grey"], "line_dash": "dotted", "line_width": 1},
-        ),
-        "length": _line(color=text_color, line_dash="dashed", line_width=1.5),
-        "length_text": _label(text_color),
-        "delta": _line(color=OKABE_ITO["green"], line_width=1.5),
-        "delta_text": _label(OKABE_ITO["green"]),
+        "half_life_text": labels(size="10pt", text_align="left", choice="head", on_top=True),
+        "half": rule("dotted", 1, hv.HLines, color=OKABE_ITO["grey"]),
+        "length": rule("dashed", 1.5),
+        "length_text": labels(size="10pt"),
+        "delta": rule(width=1.5, color=OKABE_ITO["green"]),
+        "delta_text": labels(color=OKABE_ITO["green"], size="10pt"),
     }
     options = plot_opts(
         height=320, logx=True, ylim=(0, 1.12), yticks=[0, 0.25, 0.5, 0.75, 1], show_legend=False
@@ -150,9 +130,7 @@ class Decay(Chart):
             delta={"x": [distance]},
             delta_text=_line_label(distance, f" Δ = {distance:,} ", far),
             # The curves' ends and the half-lives, as HoloViews takes them from the data.
-            x=padded(
-                float(delta[0]), max(float(delta[-1]), float(halves.max())), log=True, padding=0
-            ),
+            x=padded_data(delta, halves, log=True, padding=0),
             props={
                 "length_text": {"text_align": "left" if right else "right"},
                 "delta_text": {"text_align": "left" if distance < 8 else "right"},

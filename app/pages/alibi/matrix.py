@@ -7,22 +7,10 @@ from typing import Any
 import holoviews as hv
 import numpy as np
 
-from ...chart import KEY, Chart, Choices, Frame, Mark
-from ...look import HIGHLIGHT, OKABE_ITO, plot_opts
+from ...chart import KEY, Chart, Choices, Frame
+from ...look import OKABE_ITO, plot_opts
+from ...marks import image_stack, outline_rows, row_outline, square_image
 from .shared import FORM_LABELS, bias_hover, drawn_bias, head_label
-
-_KEY = hv.Dimension("key", label="key position j")
-_QUERY = hv.Dimension("query", label="query position i")
-
-
-def _outline(color: str, width: float) -> Mark:
-    return Mark(
-        hv.HSpans,
-        ("y0", "y1"),
-        choice="row",
-        on_top=True,
-        style={"fill_alpha": 0, "line_color": color, "line_width": width},
-    )
 
 
 class BiasMatrix(Chart):
@@ -41,54 +29,35 @@ class BiasMatrix(Chart):
     )
     depends = ("heads", "seq_len", "mask", "form")
     marks = {  # noqa: RUF012
-        "image": Mark(
-            hv.Image,
-            (_KEY, _QUERY),
+        "image": square_image(
             (hv.Dimension("bias", label="bias added to the score"),),
+            [("bias", "@image{custom}")],
+            {"@image": bias_hover},
+            offset=False,
             choice="head",
-            hover={"@image": bias_hover},
-            style={
-                "cmap": "RdBu_r",
-                "clipping_colors": {"NaN": OKABE_ITO["grey"]},
-                "colorbar": True,
-                "tools": ["hover"],
-                "hover_tooltips": [
-                    ("query i", "$y{0}"),
-                    ("key j", "$x{0}"),
-                    ("bias", "@image{custom}"),
-                ],
-            },
+            cmap="RdBu_r",
+            clipping_colors={"NaN": OKABE_ITO["grey"]},
         ),
-        "outline_outer": _outline(HIGHLIGHT, 4),
-        "outline_inner": _outline("#FFFFFF", 1.5),
+        **row_outline("outline", "row"),
     }
     options = plot_opts(height=340, invert_yaxis=True)
     readout_depends = ("heads", "head", "seq_len", "mask", "form")
 
     def frame(self, p: Any) -> Frame:
         def images(heads: np.ndarray) -> dict[str, Any]:
-            column = np.empty(len(heads), dtype=object)
-            column[:] = [drawn_bias(p.matrices(int(head)).bias) for head in heads]
+            biases = [drawn_bias(p.matrices(int(head)).bias) for head in heads]
             # The colour scale follows the head: ±its largest |bias| (1 for a flat matrix).
-            limit = np.array([np.nanmax(np.abs(image)) for image in column])
+            limit = np.array([np.nanmax(np.abs(bias)) for bias in biases])
             limit = limit + (limit == 0)
-            edge, size = np.full(len(heads), -0.5), np.full(len(heads), float(p.seq_len))
             return {
-                "image": column,
-                "x": edge,
-                "y": edge,
-                "dw": size,
-                "dh": size,
+                **image_stack(biases, -0.5, -0.5, p.seq_len, p.seq_len),
                 "__low": -limit,
                 "__high": limit,
                 KEY: np.asarray(heads),
             }
 
-        def outline(rows: np.ndarray) -> dict[str, Any]:
-            return {"y0": rows - 0.5, "y1": rows + 0.5, KEY: rows}
-
         edge = (-0.5, p.seq_len - 0.5)
-        rows = Choices(np.arange(p.seq_len), outline, version=(p.seq_len,))
+        rows = Choices(np.arange(p.seq_len), outline_rows, version=(p.seq_len,))
         return Frame(
             image=Choices(
                 np.arange(1, p.heads + 1),

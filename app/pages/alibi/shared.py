@@ -7,12 +7,12 @@ from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
-from bokeh.models import CustomJSHover
 
 from positional_core.alibi import alibi_head_bias, alibi_slope_sources, alibi_slopes
 from positional_core.attention import softmax
 
 from ...look import OKABE_ITO
+from ...marks import js_hover
 
 __all__ = ["FORM_LABELS", "MASK_LABELS", "ROW_STRIDE", "HeadMatrices", "Heads", "slope_text"]
 
@@ -25,9 +25,8 @@ ROW_STRIDE = 128
 _CACHE_CELLS = 2**19
 
 
-def bias_hover() -> CustomJSHover:
-    """Hover text of a bias: a masked cell (NaN here, −∞ in the core) says so."""
-    return CustomJSHover(code="return Number.isNaN(value) ? 'masked (−∞)' : value.toFixed(4)")
+#: Hover text of a bias: a masked cell (NaN here, −∞ in the core) says so.
+bias_hover = js_hover("return Number.isNaN(value) ? 'masked (−∞)' : value.toFixed(4)")
 
 
 def drawn_bias(bias: np.ndarray) -> np.ndarray:

@@ -10,8 +10,9 @@ import panel as pn
 
 from positional_core.alibi import alibi_half_lives, alibi_slope_sources, alibi_slopes
 
-from ...chart import KEY, Chart, Choices, Frame, Mark, padded
+from ...chart import KEY, Chart, Choices, Frame, Mark, padded, padded_data
 from ...look import WARNING, is_dark, legend_outside, plot_opts
+from ...marks import ring
 from ...numbers import join_items
 from .shared import SOURCE_COLORS, power_text, slope_text
 
@@ -91,18 +92,8 @@ class Slopes(Chart):
     marks = {  # noqa: RUF012
         "own": _points(SOURCE_COLORS["own"]),
         "extra": _points(SOURCE_COLORS["extra"]),
-        "ring": Mark(
-            hv.Points,
-            (_H, _SLOPE),
-            choice="head",
-            on_top=True,
-            style={
-                "marker": "circle",
-                "size": 16,
-                "fill_alpha": 0,
-                "line_color": WARNING,
-                "line_width": 3,
-            },
+        "ring": ring(
+            hv.Points, (_H, _SLOPE), color=WARNING, width=3, marker="circle", choice="head"
         ),
     }
     options = {  # noqa: RUF012
@@ -134,15 +125,15 @@ class Slopes(Chart):
         }
         size = {"size": 8 if p.heads <= 32 else 5}
 
-        def ring(heads: np.ndarray) -> dict[str, Any]:
+        def chosen(heads: np.ndarray) -> dict[str, Any]:
             return {"h": heads, "slope": slopes[heads - 1], KEY: heads}
 
         return Frame(
             own={k: v[is_own] for k, v in columns.items()},
             extra={k: v[~is_own] for k, v in columns.items()},
-            ring=Choices(columns["h"], ring, version=(p.heads,)),
+            ring=Choices(columns["h"], chosen, version=(p.heads,)),
             x=padded(1, p.heads),
-            y=padded(float(slopes.min()), float(slopes.max()), log=True),
+            y=padded_data(slopes, log=True),
             labels={
                 "own": f"{own}-head sequence",
                 "extra": f"every 2nd of {2 * own}" if not is_own.all() else "",

@@ -8,7 +8,8 @@ import holoviews as hv
 import numpy as np
 
 from ...chart import KEY, Chart, Choices, Frame, Mark
-from ...look import OKABE_ITO, plot_opts, text_color
+from ...look import OKABE_ITO, plot_opts
+from ...marks import labels, layer, rule
 from ...numbers import difference, num, sci
 from .shared import FORM_LABELS, ROW_STRIDE, bias_hover, drawn_bias
 
@@ -16,10 +17,8 @@ _J = hv.Dimension("x0", label="key position j")
 _W = hv.Dimension("y0", label="attention weight")
 _PAIR = ("head", "row")
 _STRIDES = (ROW_STRIDE, 1)
-
-
-def _mark(kind: type, kdims: tuple, vdims: tuple = (), **style: Any) -> Mark:
-    return Mark(kind, kdims, vdims, choice=_PAIR, strides=_STRIDES, style=style)
+#: The marks of the selected (head, row) only.
+_OF_ROW = {"choice": _PAIR, "strides": _STRIDES}
 
 
 class Weights(Chart):
@@ -38,14 +37,15 @@ class Weights(Chart):
     depends = ("heads", "seq_len", "mask", "form")
     marks = {  # noqa: RUF012
         # The query's own column, behind the bars.
-        "query": _mark(hv.VLines, ("x",), color=OKABE_ITO["grey"], line_dash="dashed"),
-        "masked": _mark(hv.VSpans, ("x0", "x1"), color=OKABE_ITO["grey"], alpha=0.25, line_alpha=0),
+        "query": rule("dashed", color=OKABE_ITO["grey"], **_OF_ROW),
+        "masked": layer(
+            hv.VSpans, ("x0", "x1"), color=OKABE_ITO["grey"], alpha=0.25, line_alpha=0, **_OF_ROW
+        ),
         "bars": Mark(
             hv.Rectangles,
             (_J, _W, "x1", "y1"),
             ("j", "weight", "bias", "distance"),
-            choice=_PAIR,
-            strides=_STRIDES,
+            **_OF_ROW,
             hover={"@bias": bias_hover},
             style={
                 "color": OKABE_ITO["blue"],
@@ -59,14 +59,7 @@ class Weights(Chart):
                 ],
             },
         ),
-        "masked_label": _mark(
-            hv.Labels,
-            ("x", "y"),
-            ("text",),
-            text_color=text_color,
-            text_font_size="9pt",
-            angle=90,
-        ),
+        "masked_label": labels(angle=90, **_OF_ROW),
     }
     options = plot_opts(height=300)
     readout_depends = ("heads", "head", "seq_len", "row", "mask", "form")

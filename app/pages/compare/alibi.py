@@ -9,9 +9,10 @@ import numpy as np
 
 from positional_core.alibi import alibi_bias_row, alibi_slopes
 
-from ...chart import Frame, Mark, padded
+from ...chart import Frame, Mark, padded_data
 from ...look import OKABE_ITO, WARNING
-from .shared import SMALL, SchemeChart, rule, short_ticks
+from ...marks import rule
+from .shared import SMALL, SchemeChart, short_ticks
 
 #: Points drawn per curve (drawing only).
 SAMPLES = 160
@@ -49,7 +50,6 @@ class Alibi(SchemeChart, key="alibi"):
         shallow = float(alibi_slopes(p.heads).min())
         trained = bias_by_distance(shallow, p.trained_len)
         served = bias_by_distance(shallow, p.target_len)
-        both = np.concatenate([trained["bias"], served["bias"]])
         return Frame(
             trained=trained,
             served=served,
@@ -57,5 +57,5 @@ class Alibi(SchemeChart, key="alibi"):
             labels={"trained": "query at L − 1", "served": "query at L′ − 1"},
             x=(0.0, float(max(trained["delta"][-1], served["delta"][-1]))),
             # As HoloViews pads a curve's data: 10 % above and below.
-            y=padded(float(both.min()), float(both.max())),
+            y=padded_data(trained["bias"], served["bias"]),
         )

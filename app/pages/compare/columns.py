@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from positional_core.attention import ORDER_PAIR
 from positional_core.presets import model_config
 from positional_core.relative import t5_bucket_regions
 
@@ -23,9 +24,6 @@ __all__ = [
     "SchemeColumn",
     "column",
 ]
-
-#: The two sentences of the order check (the Order page's defaults): B reorders A.
-ORDER_PAIR = ("dog bites man", "man bites dog")
 
 #: The T5 column's model: T5-base's encoder (bidirectional), from the shipped config.
 _T5_CONFIG = model_config("t5-base")

@@ -11,7 +11,8 @@ from positional_core.learned import missing_positions
 
 from ...chart import Frame, Mark
 from ...look import OKABE_ITO, WARNING
-from .shared import SMALL, SchemeChart, labels, rule, short_ticks
+from ...marks import labels, rule
+from .shared import SMALL, SchemeChart, short_ticks
 
 
 class Learned(SchemeChart, key="learned"):

@@ -11,7 +11,8 @@ from positional_core.extension import band_excess, out_of_band
 
 from ...chart import Frame, Mark, padded
 from ...look import OKABE_ITO, WARNING, legend_outside, log_ticks
-from .shared import SMALL, SchemeChart, rule, span
+from ...marks import rule, span
+from .shared import SMALL, SchemeChart
 from .verdicts import rope_schedule
 
 # Named after the pair: a figure whose axis shares a name with another figure's

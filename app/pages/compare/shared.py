@@ -1,20 +1,19 @@
-"""What the Compare page's figures share: a card per scheme, small options, common marks."""
+"""What the Compare page's figures share: a card per scheme, small options, short ticks."""
 
 from __future__ import annotations
 
 from functools import partial
 from typing import Any, ClassVar
 
-import holoviews as hv
 from bokeh.models import NumeralTickFormatter
 
-from ...chart import Chart, Mark
-from ...look import plot_opts, text_color
+from ...chart import Chart
+from ...look import plot_opts
 from .columns import SCHEME_COLUMNS, column
 from .summary import verdict_html
 from .verdicts import VERDICT_CONTROLS
 
-__all__ = ["SMALL", "SchemeChart", "labels", "rule", "short_ticks", "span"]
+__all__ = ["SMALL", "SchemeChart", "short_ticks"]
 
 #: Options every card's figure shares: small, no toolbar (five figures side by side).
 SMALL = plot_opts(height=270, min_width=200, toolbar=None, fontscale=0.95)
@@ -37,22 +36,3 @@ class SchemeChart(Chart):
 
     def readout(self, p: Any) -> str:
         return verdict_html(p, column(self.key))
-
-
-def rule(dash: str, width: float, kind: type[hv.Element] = hv.VLines) -> Mark:
-    """A line across the figure at ``x`` (``y`` for ``hv.HLines``): L, a bucket's start."""
-    dim = "y" if kind is hv.HLines else "x"
-    return Mark(kind, (dim,), style={"color": text_color, "line_dash": dash, "line_width": width})
-
-
-def span(kdims: tuple, color: str, alpha: float, **style: Any) -> Mark:
-    """A shaded band along x, from one column to the other (no hover)."""
-    style = {"color": color, "alpha": alpha, "line_alpha": 0, "tools": [], **style}
-    return Mark(hv.VSpans, kdims, style=style)
-
-
-def labels(kdims: tuple, color: Any, size: str, **style: Any) -> Mark:
-    """Texts at points (a ``text`` column)."""
-    return Mark(
-        hv.Labels, kdims, ("text",), style={"text_color": color, "text_font_size": size, **style}
-    )

@@ -11,8 +11,8 @@ from positional_core.sinusoidal import clock_angles, sinusoidal_code
 
 from ...chart import Frame, Mark
 from ...look import OKABE_ITO, WARNING, text_color
-from ...marks import circle
-from .shared import SMALL, SchemeChart, labels
+from ...marks import circle, labels
+from .shared import SMALL, SchemeChart
 
 #: Points per arc (drawing only).
 SAMPLES = 160

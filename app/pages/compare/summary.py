@@ -8,9 +8,11 @@ from typing import Any
 import numpy as np
 import panel as pn
 
+from positional_core.attention import ORDER_PAIR
+
 from ...look import OKABE_ITO, WARNING, escape_text
 from ...numbers import fixed
-from .columns import ORDER_PAIR, SCHEME_COLUMNS, SchemeColumn
+from .columns import SCHEME_COLUMNS, SchemeColumn
 from .verdicts import VERDICT_CONTROLS, no_positions, order_check, verdict
 
 __all__ = ["summary_card", "summary_table", "verdict_html"]

@@ -12,8 +12,9 @@ from positional_core.relative import t5_relative_bucket
 
 from ...chart import Frame, Mark
 from ...look import OKABE_ITO, WARNING, text_color
+from ...marks import labels, rule, span
 from .columns import T5_LAST_BUCKET, T5_SETTINGS
-from .shared import SMALL, SchemeChart, labels, rule, short_ticks, span
+from .shared import SMALL, SchemeChart, short_ticks
 
 #: Log-spaced distances drawn past max_distance, where every distance shares a bucket.
 FAR_SAMPLES = 40

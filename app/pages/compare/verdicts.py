@@ -13,7 +13,7 @@ from inspect import signature
 from typing import Any, NamedTuple
 
 from positional_core.alibi import alibi_distance_shift, alibi_slopes, alibi_weight_factors
-from positional_core.attention import compare_order_similarity
+from positional_core.attention import ORDER_PAIR, compare_order_similarity
 from positional_core.extension import (
     band_excess,
     never_complete_turn,
@@ -26,7 +26,7 @@ from positional_core.sinusoidal import sinusoidal_frequencies
 from positional_core.stretch import StretchSchedule, StretchSettings, stretch_schedule
 
 from ...numbers import integer, num, readable, sci
-from .columns import ORDER_PAIR, T5_HEADS, T5_LAST_BUCKET, T5_SETTINGS, SchemeColumn
+from .columns import T5_HEADS, T5_LAST_BUCKET, T5_SETTINGS, SchemeColumn
 
 __all__ = [
     "VERDICT_CONTROLS",

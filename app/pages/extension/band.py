@@ -14,8 +14,9 @@ from positional_core.stretch import StretchSchedule, angle_lines
 
 from ...chart import KEY, Chart, Choices, Frame, Mark
 from ...look import OKABE_ITO, legend_outside, plot_opts, text_color
+from ...marks import labels, rule
 from ...numbers import readable
-from .shared import FREQUENCY, METHODS, SELECTED_ENTRY_CSS, SERVED
+from .shared import FREQUENCY, METHODS, SELECTED_ENTRY_CSS, SERVED, method_legend, method_lines
 
 _POS = hv.Dimension("position", label="position p (tokens)")
 _ANGLE = hv.Dimension("angle", label="angle (rad)")
@@ -148,12 +149,7 @@ class Band(Chart):
                 "xformatter": partial(NumeralTickFormatter, format="0,0a"),
             },
         ),
-        **{
-            f"reference_{m}": _curve(color=METHODS[m].color, line_width=1.5, line_dash="dashed")
-            for m in _REFERENCE
-        },
-        # Its colour and legend entry name the method (the frame's props and labels).
-        "selected": _curve(line_width=4),
+        **method_lines(_curve, _REFERENCE, 4),
         "ends": Mark(
             hv.Points,
             (_POS, _ANGLE),
@@ -166,18 +162,11 @@ class Band(Chart):
                 "hover_tooltips": _END_TOOLTIPS,
             },
         ),
-        "lengths": Mark(
-            hv.VLines,
-            ("x",),
-            style={"color": text_color, "line_dash": "dotted", "line_width": 1.2},
-        ),
-        "texts": Mark(
-            hv.Labels,
+        "lengths": rule("dotted", 1.2),
+        "texts": labels(
             (_POS, _ANGLE),
-            ("text",),
             choice="pair",
             fields={"text_align": "align", "text_baseline": "baseline"},
-            style={"text_font_size": "9pt", "text_color": text_color},
         ),
     }
     options = plot_opts(
@@ -206,11 +195,7 @@ class Band(Chart):
             lengths={"x": [s.trained_len, s.served_len] if rows.served else [s.trained_len]},
             texts=choice(rows.texts),
             x=(0, s.target_len * 1.02),
-            labels={
-                **{f"reference_{m}": METHODS[m].short for m in _REFERENCE},
-                "selected": f"{METHODS[method].short} (selected)",
-            },
-            props={"selected": {"line_color": METHODS[method].color}},
+            **method_legend(_REFERENCE, method),
         )
 
     def readout(self, p: Any) -> str:

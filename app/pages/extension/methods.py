@@ -15,7 +15,17 @@ from ...cards import formula_pane
 from ...chart import Chart, Frame, Mark
 from ...look import OKABE_ITO, escape_text, legend_outside, log_ticks, plot_opts
 from ...numbers import readable
-from .shared import ATTENTION, FREQUENCY, METHODS, PAIR, SELECTED_ENTRY_CSS, rows_html, sci_hover
+from .shared import (
+    ATTENTION,
+    FREQUENCY,
+    METHODS,
+    PAIR,
+    SELECTED_ENTRY_CSS,
+    method_legend,
+    method_lines,
+    rows_html,
+    sci_hover,
+)
 
 #: Llama 3's bands: name shown, colour.
 BANDS = {
@@ -93,12 +103,7 @@ class Methods(Chart):
             ("x0", "x1"),
             style={"color": OKABE_ITO["orange"], "fill_alpha": 0.15, "line_alpha": 0},
         ),
-        **{
-            f"reference_{m}": _curve(color=METHODS[m].color, line_width=1.5, line_dash="dashed")
-            for m in _REFERENCE
-        },
-        # Its colour and legend entry name the method (the frame's props and labels).
-        "selected": _curve(line_width=3),
+        **method_lines(_curve, _REFERENCE, 3),
         # Each dot in its Llama 3 band's colour, or else the method's.
         "dots": Mark(
             hv.Scatter,
@@ -153,11 +158,7 @@ class Methods(Chart):
             x=(-1, n),
             y=y,
             y_ticks=log_ticks(*y),
-            labels={
-                **{f"reference_{m}": METHODS[m].short for m in _REFERENCE},
-                "selected": f"{METHODS[s.method].short} (selected)",
-            },
-            props={"selected": {"line_color": METHODS[s.method].color}},
+            **method_legend(_REFERENCE, s.method),
         )
 
     def readout(self, p: Any) -> str:

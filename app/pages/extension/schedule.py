@@ -14,7 +14,8 @@ from positional_core.extension import never_complete_turn, trained_max_angle, tr
 from positional_core.stretch import STATUS, reference_frequencies
 
 from ...chart import KEY, Chart, Choices, Frame, Mark
-from ...look import OKABE_ITO, escape_text, plot_opts, text_color
+from ...look import OKABE_ITO, escape_text, plot_opts
+from ...marks import labels, ring, rule
 from .shared import FREQUENCY, METHODS, PAIR, SERVED, sci_hover
 
 #: Each status of :data:`positional_core.stretch.STATUS`: its legend label and colour
@@ -109,31 +110,11 @@ class Schedule(Chart):
         "scaled": _pairs(
             {"color": "tint"}, marker="diamond", size=10, fill_alpha=0, line_width=1.5
         ),
-        "lengths": Mark(
-            hv.HLines,
-            ("y",),
-            style={"color": text_color, "line_dash": "dashed", "line_width": 1.2},
+        "lengths": rule("dashed", 1.2, hv.HLines),
+        "length_text": labels(
+            (PAIR, _WAVELENGTH), text_align="left", fields={"text_baseline": "baseline"}
         ),
-        "length_text": Mark(
-            hv.Labels,
-            (PAIR, _WAVELENGTH),
-            ("text",),
-            fields={"text_baseline": "baseline"},
-            style={"text_align": "left", "text_font_size": "9pt", "text_color": text_color},
-        ),
-        "ring": Mark(
-            hv.Points,
-            (PAIR, _WAVELENGTH),
-            choice="pair",
-            on_top=True,
-            style={
-                "size": 16,
-                "fill_alpha": 0,
-                "line_color": text_color,
-                "line_width": 2,
-                "tools": [],
-            },
-        ),
+        "ring": ring(hv.Points, (PAIR, _WAVELENGTH), width=2, tools=[], choice="pair"),
     }
     options = plot_opts(
         height=360,
@@ -169,7 +150,7 @@ class Schedule(Chart):
         wavelengths = np.concatenate([sch.wavelength, sch.scaled_wavelength])
         low, high = min(float(wavelengths.min()), L), max(float(wavelengths.max()), T)
 
-        def ring(pairs: np.ndarray) -> dict[str, Any]:
+        def chosen(pairs: np.ndarray) -> dict[str, Any]:
             return {"pair": pairs, "wavelength": sch.wavelength[pairs], KEY: pairs}
 
         return Frame(
@@ -191,7 +172,7 @@ class Schedule(Chart):
                 "baseline": ["top", "bottom"] if T != L else ["bottom", "top"],
             },
             # A pair's wavelength depends on d and the base only.
-            ring=Choices(np.arange(sch.n_pairs), ring, version=(p.d, p.base)),
+            ring=Choices(np.arange(sch.n_pairs), chosen, version=(p.d, p.base)),
             labels={
                 status: label if len(by_status[status]["pair"]) else ""
                 for status, (label, _color) in STATUS_LABELS.items()

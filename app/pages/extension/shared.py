@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import holoviews as hv
-from bokeh.models import CustomJSHover
 
 from positional_core.rope_scaling import ROPE_SCALING_METHODS, RopeScalingError
 from positional_core.stretch import StretchSchedule, StretchSettings, stretch_schedule
 
+from ...chart import Mark
 from ...look import OKABE_ITO
+from ...marks import js_hover
 
 __all__ = [
     "ATTENTION",
@@ -26,6 +27,8 @@ __all__ = [
     "SERVED",
     "Method",
     "in_reach",
+    "method_legend",
+    "method_lines",
     "rows_html",
     "schedule_of",
     "sci_hover",
@@ -114,9 +117,33 @@ def rows_html(rows: Mapping[str, str], highlight: Collection[str] = ()) -> str:
     return f'{_ROWS_CSS}<div class="numbers">{body}</div>'
 
 
-def sci_hover() -> CustomJSHover:
-    """Hover text of a speed θ in scientific notation (1.155e-4)."""
-    return CustomJSHover(code="return value.toExponential(3)")
+#: Hover text of a speed θ in scientific notation (1.155e-4).
+sci_hover = js_hover("return value.toExponential(3)")
+
+
+def method_lines(
+    curve: Callable[..., Mark], references: Iterable[str], width: float
+) -> dict[str, Mark]:
+    """A dashed ``curve`` per reference method, and the selected method's, ``width`` px
+    wide: its colour and legend entry name the method (:func:`method_legend`)."""
+    return {
+        **{
+            f"reference_{m}": curve(color=METHODS[m].color, line_width=1.5, line_dash="dashed")
+            for m in references
+        },
+        "selected": curve(line_width=width),
+    }
+
+
+def method_legend(references: Iterable[str], method: str) -> dict[str, Any]:
+    """A frame's legend labels and the selected line's colour for :func:`method_lines`."""
+    return {
+        "labels": {
+            **{f"reference_{m}": METHODS[m].short for m in references},
+            "selected": f"{METHODS[method].short} (selected)",
+        },
+        "props": {"selected": {"line_color": METHODS[method].color}},
+    }
 
 
 def settings_of(p: Any, *, figures: bool = False) -> StretchSettings:

@@ -10,7 +10,8 @@ import numpy as np
 from positional_core.attention import order_similarity
 
 from ...chart import Frame, Mark
-from ...look import escape_text, plot_opts, text_color
+from ...look import escape_text, plot_opts
+from ...marks import labels
 from .shared import VARIANT_COLORS, VARIANT_LABELS, VARIANTS, SentenceChart, similarity_text
 
 _COS = hv.Dimension("x0", label="cosine similarity of the averaged outputs")
@@ -57,12 +58,7 @@ class Similarity(SentenceChart):
             },
         ),
         # A leading space keeps each value off its bar's end.
-        "values": Mark(
-            hv.Labels,
-            ("x", "y"),
-            ("text",),
-            style={"text_align": "left", "text_font_size": "12pt", "text_color": text_color},
-        ),
+        "values": labels(size="12pt", text_align="left"),
     }
     options = plot_opts(height=320, invert_yaxis=True, show_legend=False)
     readout_depends = _SENTENCES

@@ -13,6 +13,7 @@ from positional_core.relative import t5_relative_bucket
 
 from ...chart import Chart, Frame, Mark
 from ...look import OKABE_ITO, WARNING, is_dark, plot_opts, text_color, warning_text_color
+from ...marks import labels
 from ...numbers import signed
 from .shared import REGION_COLORS, regions, t5_preset_values, t5_settings
 
@@ -48,15 +49,6 @@ def _prev_line_policy(plot: Any, _element: Any) -> None:
 
 def _segments(**style: Any) -> Mark:
     return Mark(hv.Segments, ("x0", "y0", "x1", "y1"), style={**style, "tools": []})
-
-
-def _label(color: Any) -> Mark:
-    return Mark(
-        hv.Labels,
-        (_OFFSET, _BUCKET),
-        ("text",),
-        style={"text_color": color, "text_font_size": "9.5pt", "tools": []},
-    )
 
 
 def _top(p: Any) -> float:
@@ -198,8 +190,8 @@ class Buckets(Chart):
         ),
         "starts": _segments(color=WARNING, line_width=2),
         "limits": _segments(color=text_color, line_dash="dashed", line_width=1.2),
-        "start_label": _label(warning_text_color),
-        "limit_label": _label(text_color),
+        "start_label": labels((_OFFSET, _BUCKET), warning_text_color, "9.5pt", tools=[]),
+        "limit_label": labels((_OFFSET, _BUCKET), text_color, "9.5pt", tools=[]),
     }
     options = plot_opts(height=320, xlabel=_OFFSET.label, ylabel=_BUCKET.label)
     readout_depends = depends

@@ -6,15 +6,15 @@ from typing import Any
 
 import holoviews as hv
 import numpy as np
-from bokeh.models import CustomJSHover
 
 from positional_core.attention import causal_mask
 from positional_core.relative import t5_bias_matrix, t5_random_bucket_biases, t5_relative_bucket
 
 from ...chart import KEY, Chart, Choices, Frame
 from ...look import plot_opts
+from ...marks import image_stack, js_hover, object_column, square_image
 from ...numbers import num
-from .shared import BIAS_SEED, regions, square_image, t5_settings
+from .shared import BIAS_SEED, regions, t5_settings
 
 #: The bucket index of a cell the causal mask hides: past every bucket the page
 #: allows (num_buckets ≤ 128). Each head's table has NaN there, drawn grey.
@@ -27,12 +27,9 @@ def bias_table(p: Any) -> np.ndarray:
     return t5_random_bucket_biases(p.num_buckets, p.heads, seed=BIAS_SEED)
 
 
-def _bucket_hover() -> CustomJSHover:
-    """A masked cell's bucket is 0, like the query's own; its score is −∞ (bias NaN here).
-    (Bokeh shows a NaN value as "NaN" without calling a formatter.)"""
-    return CustomJSHover(
-        code=f"return value >= {MASKED} ? '0 (masked: score −∞)' : value.toFixed(0)"
-    )
+#: A masked cell's bucket is 0, like the query's own; its score is −∞ (bias NaN here).
+#: (Bokeh shows a NaN value as "NaN" without calling a formatter.)
+_bucket_hover = js_hover(f"return value >= {MASKED} ? '0 (masked: score −∞)' : value.toFixed(0)")
 
 
 class BiasMatrix(Chart):
@@ -78,17 +75,9 @@ class BiasMatrix(Chart):
         limits[limits == 0] = 1.0
 
         def rows(heads: np.ndarray) -> dict[str, Any]:
-            count = len(heads)
-            index = np.empty(count, dtype=object)
-            index[:] = [cells] * count
-            tables = np.empty(count, dtype=object)
-            tables[:] = [padded[:, h - 1] for h in heads]
             return {
-                **{k: np.full(count, v) for k, v in (("x", -0.5), ("y", -0.5))},
-                "dw": np.full(count, float(n)),
-                "dh": np.full(count, float(n)),
-                "bucket": index,
-                "__table": tables,
+                **image_stack([cells] * len(heads), -0.5, -0.5, n, n, name="bucket"),
+                "__table": object_column([padded[:, h - 1] for h in heads]),
                 "__low": -limits[heads - 1],
                 "__high": limits[heads - 1],
                 KEY: np.asarray(heads),

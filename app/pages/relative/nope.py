@@ -8,15 +8,12 @@ import holoviews as hv
 import numpy as np
 import panel as pn
 
-from positional_core.attention import order_similarity
+from positional_core.attention import ORDER_PAIR, order_similarity
 from positional_core.relative import nope_row_weight
 
 from ...chart import Chart, Frame, Mark
 from ...look import OKABE_ITO, plot_opts, text_color
 from ...numbers import num
-
-#: The Order page's default sentences, for the NoPE comparison (B reorders A).
-ORDER_PAIR = ("dog bites man", "man bites dog")
 
 _I = hv.Dimension("i", label="query position i")
 _W = hv.Dimension("weight", label="weight on each visible key")

@@ -1,27 +1,20 @@
-"""What the Relative figures share: the T5 settings, the presets, colours and the images."""
+"""What the Relative figures share: the T5 settings, the presets and colours."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import holoviews as hv
-from bokeh.models import CustomJSHover
-
 from positional_core.presets import model_config
 from positional_core.relative import T5BucketRegions, t5_bucket_regions
 
-from ...chart import Mark
 from ...look import OKABE_ITO
 
 __all__ = [
     "BIAS_SEED",
-    "KEY_DIM",
     "MODE_LABELS",
-    "QUERY_DIM",
     "REGION_COLORS",
     "T5_PRESETS",
     "regions",
-    "square_image",
     "t5_preset_values",
     "t5_settings",
 ]
@@ -42,9 +35,6 @@ REGION_COLORS = {
     "shared": OKABE_ITO["grey"],
     "future": OKABE_ITO["purple"],
 }
-
-KEY_DIM = hv.Dimension("key", label="key position j")
-QUERY_DIM = hv.Dimension("query", label="query position i")
 
 
 def t5_preset_values(label: str) -> dict[str, Any]:
@@ -72,26 +62,3 @@ def t5_settings(p: Any) -> dict[str, Any]:
 def regions(p: Any) -> T5BucketRegions:
     """Where the exact, logarithmic and shared regions of ``p``'s settings start."""
     return t5_bucket_regions(p.num_buckets, p.max_distance, p.mode == "bidirectional")
-
-
-def _offset_hover() -> CustomJSHover:
-    """Tooltip formatter: the images' x is the key j, y the query i; offset = j − i."""
-    return CustomJSHover(
-        code="return (Math.round(special_vars.x) - Math.round(special_vars.y)).toString()"
-    )
-
-
-def square_image(
-    vdims: tuple, tooltips: list, hover: dict | None = None, choice: str | tuple = (), **style: Any
-) -> Mark:
-    """An n × n image, key j along x and query i down the page (T1b, T2); its hover
-    names the cell, its offset j − i, then ``tooltips``."""
-    cell = [("query i", "$y{0}"), ("key j", "$x{0}"), ("offset j − i", "$sx{offset}")]
-    return Mark(
-        hv.Image,
-        (KEY_DIM, QUERY_DIM),
-        vdims,
-        hover={"$sx": _offset_hover, **(hover or {})},
-        choice=choice,
-        style={"colorbar": True, "tools": ["hover"], "hover_tooltips": [*cell, *tooltips], **style},
-    )

@@ -12,8 +12,7 @@ from positional_core.relative import shaw_clipped_distance, shaw_relative_index
 
 from ...chart import Chart, Frame, Mark
 from ...look import HIGHLIGHT, plot_opts
-from ...marks import image_columns
-from .shared import KEY_DIM, QUERY_DIM, square_image
+from ...marks import KEY_DIM, QUERY_DIM, image_columns, square_image
 
 #: One colour per clipped offset.
 _CMAP = "PuOr_r"

@@ -15,7 +15,7 @@ import panel as pn
 
 from positional_core.rope import LAYOUTS, curve_spread, random_query_key, rope_scores_by_start
 
-from ...chart import Chart, Frame, Mark, padded
+from ...chart import Chart, Frame, Mark, padded_data
 from ...look import OKABE_ITO, legend_outside, plot_opts, text_color
 
 __all__ = ["FIXED_STARTS", "Distance", "Mismatch"]
@@ -96,8 +96,7 @@ class _ScoreCurves(Chart):
         }
         marks.update({name: {x: delta, y: row} for name, row in extra.items()})
         labels = {**_STARTS, **{name: name for name in extra}}
-        every = np.concatenate([table.ravel(), *extra.values()])
-        y_range = padded(every.min(), every.max())
+        y_range = padded_data(table, *extra.values())
         return Frame(**marks, labels=labels, x=(0, p.max_distance), y=y_range)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from positional_core.rope import rope_decay_bound
 
-from ...chart import Chart, Frame, Mark, padded
+from ...chart import Chart, Frame, Mark, padded_data
 from ...look import OKABE_ITO, plot_opts
 
 __all__ = ["Decay"]
@@ -56,7 +56,7 @@ class Decay(Chart):
         return Frame(
             bound={"distance": delta, "bound": bound},
             x=(0, p.max_distance),
-            y=padded(float(bound.min()), float(bound.max())),
+            y=padded_data(bound),
         )
 
     def readout(self, p: Any) -> str:

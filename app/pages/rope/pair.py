@@ -19,7 +19,7 @@ from positional_core.rope import apply_rope, pair_to_polar, rope_score_terms, ro
 
 from ...chart import Chart, Frame, Mark
 from ...look import OKABE_ITO, plot_opts, text_color
-from ...marks import circle
+from ...marks import circle, layer
 from ...numbers import fixed, integer, subscript
 from .score_log import contents, score_log_extras, terms
 
@@ -36,12 +36,9 @@ _C2 = hv.Dimension("c2", label="pair component 2")
 _SEGMENT = (_C1, _C2, "c1_end", "c2_end")
 
 
-def _mark(
-    kind: type, kdims: tuple, vdims: tuple = (), *, fields: Any = None, drag: Any = False, **style
-) -> Mark:
+def _mark(kind: type, kdims: tuple, vdims: tuple = (), **options: Any) -> Mark:
     """A layer of R1, without zoom or pan tools (a drag moves a tip)."""
-    style = {"default_tools": [], **style}
-    return Mark(kind, kdims, vdims, style=style, fields=fields or {}, drag=drag)
+    return layer(kind, kdims, vdims, default_tools=[], **options)
 
 
 def _segments(**style: Any) -> Mark:

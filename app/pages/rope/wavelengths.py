@@ -10,8 +10,9 @@ import numpy as np
 from positional_core.extension import never_complete_turn
 from positional_core.rope import rope_frequencies, wavelengths
 
-from ...chart import KEY, Chart, Choices, Frame, Mark, Scale, padded
-from ...look import OKABE_ITO, hands_palette, hands_scale, plot_opts, text_color
+from ...chart import KEY, Chart, Choices, Frame, Mark, Scale, padded, padded_data
+from ...look import OKABE_ITO, hands_palette, hands_scale, plot_opts
+from ...marks import labels, ring, rule
 
 __all__ = ["Wavelengths"]
 
@@ -46,35 +47,9 @@ class Wavelengths(Chart):
                 ],
             },
         ),
-        "shown": Mark(
-            hv.HLines,
-            (_WAVELENGTH,),
-            style={"color": OKABE_ITO["grey"], "line_dash": "dashed", "line_width": 1.5},
-        ),
-        "note": Mark(
-            hv.Labels,
-            (_PAIR, _WAVELENGTH),
-            ("text",),
-            style={
-                "text_color": text_color,
-                "text_align": "right",
-                "text_baseline": "top",
-                "text_font_size": "9pt",
-            },
-        ),
-        "ring": Mark(
-            hv.Scatter,
-            (_PAIR,),
-            (_WAVELENGTH, "theta"),
-            choice="pair",
-            on_top=True,
-            style={
-                "fill_alpha": 0,
-                "line_color": text_color,
-                "line_width": 2.5,
-                "size": 16,
-            },
-        ),
+        "shown": rule("dashed", 1.5, hv.HLines, color=OKABE_ITO["grey"], dim=_WAVELENGTH),
+        "note": labels((_PAIR, _WAVELENGTH), text_align="right", text_baseline="top"),
+        "ring": ring(hv.Scatter, (_PAIR,), (_WAVELENGTH, "theta"), choice="pair"),
     }
     options = plot_opts(height=320, logy=True)
 
@@ -83,7 +58,7 @@ class Wavelengths(Chart):
         lam = wavelengths(theta)
         half, shown = p.d // 2, p.max_distance
 
-        def ring(pairs: np.ndarray) -> dict[str, Any]:
+        def chosen(pairs: np.ndarray) -> dict[str, Any]:
             pairs = np.asarray(pairs, dtype=int)
             return {"pair": pairs, "wavelength": lam[pairs], "theta": theta[pairs], KEY: pairs}
 
@@ -95,11 +70,11 @@ class Wavelengths(Chart):
                 "wavelength": [shown / 1.3],
                 "text": [f"largest distance shown: {shown:,}"],
             },
-            ring=Choices(np.arange(half), ring, version=(p.d, p.base)),
+            ring=Choices(np.arange(half), chosen, version=(p.d, p.base)),
             scales={"dots": hands_scale(max(half, 2))},
             x=padded(0, half - 1),
             # The dashed line of the largest distance is always in view.
-            y=padded(min(lam.min(), shown), max(lam.max(), shown), log=True),
+            y=padded_data(lam, shown, log=True),
         )
 
     def readout(self, p: Any) -> str:

@@ -11,7 +11,7 @@ from positional_core.sinusoidal import clock_angles, sinusoidal_encoding, sinuso
 
 from ...chart import KEY, Chart, Choices, Frame, Mark, Scale
 from ...look import OKABE_ITO, hands_palette, hands_scale, plot_opts
-from ...marks import circle
+from ...marks import circle, labels
 
 _PAIR = "pair i (0 = fastest)"
 _EDGE = (-1.25, 1.25)
@@ -32,12 +32,7 @@ class Clock(Chart):
     depends = ("n", "d", "base")
     marks = {  # noqa: RUF012
         "face": Mark(hv.Path, style={"color": OKABE_ITO["grey"], "line_width": 1}),
-        "ticks": Mark(
-            hv.Labels,
-            ("x", "y"),
-            ("text",),
-            style={"text_color": OKABE_ITO["grey"], "text_font_size": "9pt"},
-        ),
+        "ticks": labels(color=OKABE_ITO["grey"]),
         "hands": Mark(
             hv.Segments,
             ("x0", "y0", "x1", "y1"),

@@ -13,40 +13,10 @@ from positional_core.learned import (
     learned_parameter_count,
 )
 
-from ...chart import KEY, Chart, Choices, Frame, Mark
-from ...look import (
-    CODE_CMAP,
-    HIGHLIGHT,
-    NO_ROW,
-    WARNING,
-    escape_text,
-    plot_opts,
-    text_color,
-    warning_text_color,
-)
-from .shared import (
-    DIM,
-    LEARNED_PRESETS,
-    POS,
-    drawn_row_hover,
-    image_row_step,
-    outline,
-    outline_rows,
-    row_view,
-    rows_note,
-    table_image,
-)
-
-
-def _label(color: Any) -> Mark:
-    return Mark(
-        hv.Labels,
-        ("x", "y"),
-        ("text",),
-        choice="t",
-        on_top=True,
-        style={"text_color": color, "text_font_size": "11pt"},
-    )
+from ...chart import KEY, Chart, Choices, Frame
+from ...look import NO_ROW, WARNING, escape_text, plot_opts, warning_text_color
+from ...marks import labels, outline_rows, row_outline
+from .shared import LEARNED_PRESETS, image_row_step, row_view, rows_note, table_image, table_mark
 
 
 class LearnedTable(Chart):
@@ -63,29 +33,15 @@ class LearnedTable(Chart):
     )
     depends = ("max_len", "d", "n")
     marks = {  # noqa: RUF012
-        "image": Mark(
-            hv.Image,
-            (DIM, POS),
-            (hv.Dimension("W", label="learned value W[t, j]"),),
-            hover={"$y": drawn_row_hover},
-            style={
-                "cmap": CODE_CMAP,
-                "clipping_colors": {"NaN": NO_ROW},
-                "colorbar": True,
-                "tools": ["hover"],
-                "hover_tooltips": [
-                    ("position t", "$y{custom}"),
-                    ("dimension j", "$x{0}"),
-                    ("value (NaN = no row)", "@image{0.000}"),
-                ],
-            },
+        "image": table_mark(
+            hv.Dimension("W", label="learned value W[t, j]"),
+            ("value (NaN = no row)", "@image{0.000}"),
+            clipping_colors={"NaN": NO_ROW},
         ),
-        "row_outer": outline(HIGHLIGHT, 4),
-        "row_inner": outline("#FFFFFF", 1.5),
-        "row_label": _label(text_color),
-        "no_row_outer": outline(WARNING, 4),
-        "no_row_inner": outline("#FFFFFF", 1.5),
-        "no_row_label": _label(warning_text_color),
+        **row_outline("row", "t"),
+        "row_label": labels(size="11pt", choice="t", on_top=True),
+        **row_outline("no_row", "t", WARNING),
+        "no_row_label": labels(color=warning_text_color, size="11pt", choice="t", on_top=True),
     }
     options = plot_opts(height=340, invert_yaxis=True)
     readout_depends = ("t", "max_len", "d", "n")

@@ -1,5 +1,5 @@
-"""What the Sinusoidal & learned figures share: the tables' axes, the outline of
-position t, and how a tall table is drawn.
+"""What the Sinusoidal & learned figures share: the tables' axes and how a tall table
+is drawn (position t is outlined with :func:`app.marks.row_outline`).
 
 A table of 4,096 positions × 512 dimensions would be 8 MB per image and
 change, for a figure ~270 px tall that Bokeh draws unsmoothed: the screen
@@ -17,10 +17,10 @@ from typing import Any
 
 import holoviews as hv
 import numpy as np
-from bokeh.models import CustomJSHover
 
-from ...chart import KEY, Mark
-from ...marks import image_columns
+from ...chart import Mark
+from ...look import CODE_CMAP
+from ...marks import image_columns, js_hover
 
 __all__ = [
     "DIM",
@@ -30,11 +30,10 @@ __all__ = [
     "drawn_row_hover",
     "full_detail_rows",
     "image_row_step",
-    "outline",
-    "outline_rows",
     "row_view",
     "rows_note",
     "table_image",
+    "table_mark",
     "view_margin",
 ]
 
@@ -109,22 +108,20 @@ def table_image(rows: np.ndarray, start: int, step: int) -> dict[str, Any]:
     return image_columns(rows, -0.5, start - 0.5, float(width), float(count * step))
 
 
-def drawn_row_hover() -> CustomJSHover:
-    """Hover text of a table's y: the position whose row is drawn under the cursor.
-
-    With every ``step``-th row drawn the value shown is that of the drawn
-    row's position, so the tooltip names that position rather than the one
-    under the cursor. The step and first row are read from the glyph (its
-    height over its rows, its bottom edge): right after every change and zoom.
+#: Hover text of a table's y: the position whose row is drawn under the cursor.
+#:
+#: With every ``step``-th row drawn the value shown is that of the drawn
+#: row's position, so the tooltip names that position rather than the one
+#: under the cursor. The step and first row are read from the glyph (its
+#: height over its rows, its bottom edge): right after every change and zoom.
+drawn_row_hover = js_hover(
     """
-    return CustomJSHover(
-        code="""
         const glyph = special_vars.glyph_view, i = special_vars.index;
         const [, , top, bottom] = glyph._lrtb(i);
         const step = (top - bottom) / glyph.image_height[i];
         return String(Math.round(bottom + 0.5 + Math.floor((value - bottom) / step) * step));
         """
-    )
+)
 
 
 def rows_note(rows: int, d: int) -> str:
@@ -142,19 +139,19 @@ def rows_note(rows: int, d: int) -> str:
     )
 
 
-def outline(color: str, width: float) -> Mark:
-    """One stroke of a row's outline, selected by t in the browser (a dark line
-    with a white core reads on every colour of the tables)."""
+def table_mark(value: hv.Dimension, tooltip: tuple[str, str], **style: Any) -> Mark:
+    """A table as an image, one row per position: its hover names the drawn row's
+    position (:data:`drawn_row_hover`), the dimension, then ``tooltip``."""
     return Mark(
-        hv.HSpans,
-        ("y0", "y1"),
-        choice="t",
-        on_top=True,
-        style={"fill_alpha": 0, "line_color": color, "line_width": width},
+        hv.Image,
+        (DIM, POS),
+        (value,),
+        hover={"$y": drawn_row_hover},
+        style={
+            "cmap": CODE_CMAP,
+            **style,
+            "colorbar": True,
+            "tools": ["hover"],
+            "hover_tooltips": [("position t", "$y{custom}"), ("dimension j", "$x{0}"), tooltip],
+        },
     )
-
-
-def outline_rows(positions: np.ndarray) -> dict[str, np.ndarray]:
-    """The outline rows of ``positions``, one per position."""
-    positions = np.asarray(positions, dtype=int)
-    return {"y0": positions - 0.5, "y1": positions + 0.5, KEY: positions}

@@ -10,8 +10,9 @@ import numpy as np
 from positional_core.sinusoidal import code_similarity
 from positional_core.views import shift_check
 
-from ...chart import KEY, Chart, Choices, Frame, Mark, padded
+from ...chart import KEY, Chart, Choices, Frame, Mark, padded_data
 from ...look import OKABE_ITO, legend_outside, plot_opts
+from ...marks import rule
 
 _S = hv.Dimension("s", label="position s")
 _DOT = hv.Dimension("dot", label="PE(t)·PE(s)")
@@ -45,13 +46,7 @@ class Similarity(Chart):
             on_top=True,
             style={"color": OKABE_ITO["blue"], "line_width": 2, "tools": ["hover"]},
         ),
-        "mark": Mark(
-            hv.VLines,
-            ("x",),
-            choice="t",
-            on_top=True,
-            style={"color": _MARK, "line_dash": "dashed"},
-        ),
+        "mark": rule("dashed", color=_MARK, choice="t", on_top=True),
         "peak": Mark(
             hv.Points,
             (_S, _DOT),
@@ -94,7 +89,7 @@ class Similarity(Chart):
             peak=Choices(s, peak),
             x=(0, n - 1),
             # Every t's curve, 10 % above and below: the axes stay still as t moves.
-            y=padded(float(by_distance.min()), float(by_distance.max())),
+            y=padded_data(by_distance),
             labels={"peak": "s = t"},
         )
 

@@ -9,19 +9,10 @@ import numpy as np
 
 from positional_core.sinusoidal import sinusoidal_encoding
 
-from ...chart import Chart, Choices, Frame, Mark
-from ...look import CODE_CLIM, CODE_CMAP, HIGHLIGHT, plot_opts
-from .shared import (
-    DIM,
-    POS,
-    drawn_row_hover,
-    image_row_step,
-    outline,
-    outline_rows,
-    row_view,
-    rows_note,
-    table_image,
-)
+from ...chart import Chart, Choices, Frame
+from ...look import CODE_CLIM, plot_opts
+from ...marks import outline_rows, row_outline
+from .shared import image_row_step, row_view, rows_note, table_image, table_mark
 
 
 def _code_rows(p: Any, start: int, stop: int, step: int) -> dict[str, Any]:
@@ -46,25 +37,10 @@ class CodeTable(Chart):
     )
     depends = ("n", "d", "base")
     marks = {  # noqa: RUF012
-        "image": Mark(
-            hv.Image,
-            (DIM, POS),
-            (hv.Dimension("PE", label="code value PE(t)ⱼ"),),
-            hover={"$y": drawn_row_hover},
-            style={
-                "cmap": CODE_CMAP,
-                "clim": CODE_CLIM,
-                "colorbar": True,
-                "tools": ["hover"],
-                "hover_tooltips": [
-                    ("position t", "$y{custom}"),
-                    ("dimension j", "$x{0}"),
-                    ("PE", "@image{0.000}"),
-                ],
-            },
+        "image": table_mark(
+            hv.Dimension("PE", label="code value PE(t)ⱼ"), ("PE", "@image{0.000}"), clim=CODE_CLIM
         ),
-        "outline_outer": outline(HIGHLIGHT, 4),
-        "outline_inner": outline("#FFFFFF", 1.5),
+        **row_outline("outline", "t"),
     }
     options = plot_opts(height=340, invert_yaxis=True)
     readout_depends = ("n", "d")
