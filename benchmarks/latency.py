@@ -14,6 +14,7 @@ against the Sinusoidal page's ``t``.
     python benchmarks/latency.py                 # all pages, 30 samples, both sizes
     python benchmarks/latency.py --quick --pages sinusoidal rope
     python benchmarks/latency.py --check         # exit 1 if a p95 is over 3× budget
+    python benchmarks/latency.py --across        # each control over its whole range
     python benchmarks/latency.py --pages sinusoidal --controls base --js-profile prof/
 
 Prints a table (page, control, size, p50, p95, bytes per change, server ms)
@@ -28,8 +29,14 @@ or select's title); widgets without a title (discrete sliders, button groups)
 are found by moving them once and reading which key of the page's link
 changed. Values are chosen in the widget's own range (so log sliders and
 discrete sliders need no special case): a walk of a few steps around the
-current value. Text inputs (Order page sentences) and file / paste inputs
-(Context extension's config.json) are not measured.
+current value. With ``--across`` each slider is instead set to points spread
+over its whole track (one in each of ``samples`` equal bins, in random order)
+and each selector to every option in random order, as a student clicks: what
+a change costs anywhere, not only near the defaults (budget p50 ≤ 60 ms, p95
+≤ 120 ms; the naive rebuild's n and d are walked the same way).
+
+Text inputs (Order page sentences) and file / paste inputs (Context
+extension's config.json) are not measured.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ import argparse
 import json
 import math
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -73,6 +81,10 @@ P50_BUDGET = 35.0
 P95_BUDGET = 70.0
 SELECT_P95_BUDGET = 20.0
 LARGEST_P95_BUDGET = 120.0
+ACROSS_P50_BUDGET = 60.0
+ACROSS_P95_BUDGET = 120.0
+#: Sent per change, any control, any value (the issue's "data follows the pixels").
+BYTES_BUDGET = 300_000
 LOAD_BUDGET = 2500.0
 CHECK_FACTOR = 3.0
 FILE_INPUTS = {"page": "extension", "control": "config.json paste / file", "why": "file input"}
@@ -125,6 +137,8 @@ def budget(slug: str, name: str, size: str) -> tuple[float, float]:
         return (LARGEST_P95_BUDGET, LARGEST_P95_BUDGET)
     if name in select_controls(slug):
         return (min(P50_BUDGET, SELECT_P95_BUDGET), SELECT_P95_BUDGET)
+    if size == "across":
+        return (ACROSS_P50_BUDGET, ACROSS_P95_BUDGET)
     return (P50_BUDGET, P95_BUDGET)
 
 
@@ -204,8 +218,50 @@ def _walk_numbers(value: float, low: float, high: float, step: float, count: int
     return out
 
 
-def values_for(widget: dict[str, Any], count: int, bounds: tuple[Any, Any] | None) -> list[Any]:
-    """``count`` model values to set one after the other (each differs from the previous)."""
+def _across_numbers(
+    value: float, low: float, high: float, step: float, count: int, rng: random.Random
+) -> list[float]:
+    """``count`` values spread over ``[low, high]``: one at a random point of each of
+    ``count`` equal bins, snapped to ``step``, in random order, never the same twice
+    in a row (nor the first equal to ``value``)."""
+    out = []
+    for i in range(count):
+        v = low + (i + rng.random()) / count * (high - low)
+        v = low + round((v - low) / step) * step if step else v
+        out.append(round(min(max(v, low), high), 10))
+    rng.shuffle(out)
+    previous = value
+    for i, v in enumerate(out):
+        if v == previous:
+            out[i] = v = round(v + step if v + step <= high else v - step, 10)
+        previous = v
+    return out
+
+
+def _across_options(here: Any, keys: list[Any], count: int, rng: random.Random) -> list[Any]:
+    """Every option in random order, repeated to ``count``, never the same twice in a row."""
+    if len(keys) < 2:
+        return [keys[0]] * count if keys else []
+    out: list[Any] = []
+    while len(out) < count:
+        order = list(keys)
+        rng.shuffle(order)
+        for k in order:
+            if k != (out[-1] if out else here):
+                out.append(k)
+    return out[:count]
+
+
+def values_for(
+    widget: dict[str, Any],
+    count: int,
+    bounds: tuple[Any, Any] | None,
+    rng: random.Random | None = None,
+) -> list[Any]:
+    """``count`` model values to set one after the other (each differs from the previous):
+    a walk around the current value, or spread over the whole range with ``rng``."""
+    if rng is not None:
+        return _values_across(widget, count, bounds, rng)
     if "labels" in widget and "active" in widget and isinstance(widget["active"], int):
         n = len(widget["labels"])
         return [(widget["active"] + 1 + i) % n if n > 1 else 0 for i in range(count)]
@@ -224,6 +280,24 @@ def values_for(widget: dict[str, Any], count: int, bounds: tuple[Any, Any] | Non
         step = widget.get("step") or 1
         return _walk_numbers(widget["value"], low, high, step, count)
     raise ValueError(f"no values for widget {widget.get('type')}")
+
+
+def _values_across(
+    widget: dict[str, Any], count: int, bounds: tuple[Any, Any] | None, rng: random.Random
+) -> list[Any]:
+    if "labels" in widget and "active" in widget and isinstance(widget["active"], int):
+        keys = list(range(len(widget["labels"])))
+        return _across_options(widget["active"], keys, count, rng)
+    if "active" in widget and isinstance(widget["active"], bool):
+        return values_for(widget, count, bounds)
+    if "options" in widget and "value" in widget:
+        keys = [o[0] if isinstance(o, list) else o for o in widget["options"]]
+        return _across_options(widget["value"], keys, count, rng)
+    low, high = widget.get("start"), widget.get("end")
+    if (low is None or high is None) and bounds:
+        low, high = bounds
+    step = widget.get("step") or 1
+    return _across_numbers(widget["value"], low, high, step, count, rng)
 
 
 def props_for(widget: dict[str, Any], value: Any, throttled: bool) -> dict[str, Any]:
@@ -340,6 +414,9 @@ class Row:
     timeouts: int
     note: str = ""
     raw_ms: list[float] = field(default_factory=list)
+    max_bytes: float | None = None  # the most one change received
+    patches: float | None = None  # median PATCH-DOC messages per change
+    values: list[Any] = field(default_factory=list)  # the values set, in order
     patch_events: list[str] = field(default_factory=list)  # what the server's patches set
 
     @property
@@ -347,6 +424,11 @@ class Row:
         return (self.p50 is not None and self.p50 > self.p50_budget) or (
             self.p95 is not None and self.p95 > self.p95_budget
         )
+
+    @property
+    def heavy(self) -> bool:
+        """More than the budget's bytes, or more than one patch message, per change."""
+        return (self.max_bytes or 0) > BYTES_BUDGET or (self.patches or 0) > 1
 
     @property
     def over_check(self) -> bool:
@@ -369,7 +451,8 @@ def measure_control(
     throttled = bool(cls and cls.widget_specs.get(name, {}).get("throttled"))
     p = cls.param[name] if cls else None
     bounds = getattr(p, "bounds", None)
-    values = values_for(widget, samples + 1, bounds)
+    rng = random.Random(f"{slug}.{name}") if size == "across" else None
+    values = values_for(widget, samples + 1, bounds, rng)
     taken = []
     # One warm-up change (first use of a code path), not counted. A change the
     # browser handles alone (jslink / CustomJS) may send nothing back: the
@@ -425,6 +508,9 @@ def measure_control(
         timeouts=sum(s.timed_out for s in taken),
         note=note,
         raw_ms=[round(x, 1) for x in lat],
+        max_bytes=max(s.bytes_in for s in taken) if taken else None,
+        patches=statistics.median(s.patches for s in taken) if taken else None,
+        values=values[1:],
         patch_events=[
             f"{e} ×{n / max(len(taken), 1):.3g}"
             for e, n in sorted(events.items(), key=lambda kv: -kv[1])
@@ -567,6 +653,30 @@ def run_naive(
     return out[0], out[1], out[2]
 
 
+def run_naive_across(browser: Any, base: str, samples: int, quiet_ms: float) -> list[Row]:
+    """The naive app's n and d set to the values the Sinusoidal page's n and d get
+    in the ``--across`` run (same seeds, same ranges)."""
+    page = new_page(browser)
+    wire = WireCounter(page)
+    rows = []
+    try:
+        first_load(page, f"{base}/naive_app")
+        widgets = [w for w in find_widgets(page) if _candidate(w)]
+        for name in ("n", "d"):
+            label = PAGES["sinusoidal"].param[name].label
+            hits = [w for w in widgets if w.get("title") == label]
+            if not hits:
+                continue
+            row = measure_control(
+                page, "sinusoidal", name, hits[0], "across", samples, wire, quiet_ms
+            )
+            row.page = "naive"
+            rows.append(row)
+    finally:
+        page.context.close()
+    return rows
+
+
 # ------------------------------------------------------------------- output
 def _fmt(x: float | None, digits: int = 0) -> str:
     return "—" if x is None else f"{x:,.{digits}f}"
@@ -574,7 +684,8 @@ def _fmt(x: float | None, digits: int = 0) -> str:
 
 HEADER = (
     f"{'page':<11} {'control':<17} {'kind':<8} {'size':<8} {'p50':>6} {'p95':>6} "
-    f"{'budget':>8} {'first':>6} {'bytes/chg':>10} {'srv1st':>7} {'srvlast':>7} {'apply':>6} "
+    f"{'budget':>8} {'first':>6} {'bytes/chg':>10} {'max kB':>7} {'msgs':>4} "
+    f"{'srv1st':>7} {'srvlast':>7} {'apply':>6} "
     f"{'end':>5}  note"
 )
 
@@ -582,12 +693,15 @@ HEADER = (
 def format_row(r: Row) -> str:
     flag = " OVER" if r.over else ""
     flag += " (>3×)" if r.over_check else ""
+    flag += " HEAVY" if r.heavy else ""
     server = _fmt(r.server_ms) if r.no_message < r.samples else "none"
     last = _fmt(r.server_last_ms) if r.no_message < r.samples else "none"
     return (
         f"{r.page:<11} {r.control:<17} {r.kind:<8} {r.size:<8} {_fmt(r.p50):>6} "
         f"{_fmt(r.p95):>6} {f'{r.p50_budget:.0f}/{r.p95_budget:.0f}':>8} "
-        f"{_fmt(r.first_paint_ms):>6} {_fmt(r.bytes_per_change):>10} {server:>7} {last:>7} "
+        f"{_fmt(r.first_paint_ms):>6} {_fmt(r.bytes_per_change):>10} "
+        f"{_fmt(r.max_bytes / 1000 if r.max_bytes is not None else None):>7} "
+        f"{_fmt(r.patches, 1):>4} {server:>7} {last:>7} "
         f"{_fmt(r.apply_ms):>6} {r.ended_by:>5}  {r.note}{flag}"
     )
 
@@ -650,6 +764,16 @@ def run(
                         "goal": NAIVE_GOAL,
                         "floor": asdict(floor) if floor else None,
                     }
+            if naive and "across" in sizes:
+                try:
+                    naive_rows = run_naive_across(browser, base, samples, quiet_ms)
+                except Exception as err:
+                    log(f"naive across failed: {type(err).__name__}: {err}")
+                    failed.append({"page": "naive", "size": "across", "error": str(err)[:500]})
+                    naive_rows = []
+                for row in naive_rows:
+                    log(format_row(row))
+                rows += naive_rows
             for slug in pages:  # page by page: a stopped run still has both sizes of some
                 for size in sizes:
                     if size == "largest" and not SIZES.get(slug):
@@ -799,7 +923,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=30, help="changes per control (30)")
     parser.add_argument("--pages", nargs="+", default=list(PAGES), choices=list(PAGES))
     parser.add_argument("--quick", action="store_true", help="4 samples, default sizes only")
-    parser.add_argument("--sizes", nargs="+", choices=["default", "largest"], default=None)
+    parser.add_argument(
+        "--sizes", nargs="+", choices=["default", "largest", "across"], default=None
+    )
+    parser.add_argument(
+        "--across",
+        action="store_true",
+        help="each slider at points spread over its whole range (same as --sizes across)",
+    )
     parser.add_argument("--quiet-ms", type=float, default=300, help="quiet period ending a sample")
     parser.add_argument("--no-naive", action="store_true", help="skip the pn.bind comparison")
     parser.add_argument(
@@ -839,6 +970,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     samples = 4 if args.quick and args.samples == 30 else args.samples
     sizes = tuple(args.sizes or (("default",) if args.quick else ("default", "largest")))
+    if args.across:
+        sizes = ("across",)
     partial = args.json.with_suffix(".partial.json")
     result = run(
         args.pages,
