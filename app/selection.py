@@ -14,8 +14,10 @@ never the math (that stays in :mod:`positional_core`).
   column of the rows (``{"y_range.end": "__top"}``).
 - ``gather`` draws an image by lookup: ``{"image": ("index", "table")}`` ships
   one short table per key and one index image, never an image per key.
-- Past ``limit`` candidate cells nothing is shipped: the server draws each
-  change, so no control can make a page ship an unbounded table.
+- Past :data:`CANDIDATE_BYTES` (or ``limit`` cells, checked before the rows are
+  computed) nothing is shipped: the server draws each selection. Candidates
+  ride along with every change of the controls they are computed from, so
+  what a change sends stays bounded by what a figure shows, not by n × d.
 
 Columns whose rows are the same for every key are not shipped: the browser
 keeps them as drawn.
@@ -35,9 +37,15 @@ from panel.links import Callback
 from .marks import KEY
 from .sources import same_columns
 
-__all__ = ["Choices", "release_with_session", "select_code", "ship"]
+__all__ = ["CANDIDATE_BYTES", "Choices", "release_with_session", "select_code", "ship"]
 
 Columns = dict[str, Any]
+
+#: The most one mark's candidates may weigh (compacted). Above it a selection
+#: costs a round trip (tens of ms); below it, a compute change of a page with
+#: a few such marks stays within a few hundred kB. Every mark fits at the
+#: defaults (the largest, RoPE's R2 angles, weighs 99 kB).
+CANDIDATE_BYTES = 128_000
 
 # Runs in the browser on every change of a choice control: for each source of
 # this choice group, copy the candidate rows whose key is the new value.
@@ -159,7 +167,8 @@ class Choices:
         rows.update({drawn: rows[index] for drawn, (index, _table) in self.gather.items()})
         data = {**mark.source_columns(rows), **hidden}
         same = _same_for_every_key(data, len(keys))
-        return _compact({k: v for k, v in data.items() if k not in same | self._kept()})
+        shipped = _compact({k: v for k, v in data.items() if k not in same | self._kept()})
+        return shipped if _nbytes(shipped) <= CANDIDATE_BYTES else None
 
     def _kept(self) -> set[str]:
         """Columns the browser keeps as drawn: the gathered images and their indices."""
@@ -211,6 +220,17 @@ def _compact(data: Columns) -> Columns:
             column = column.astype(np.int32)
         out[name] = column
     return out
+
+
+def _nbytes(data: Columns) -> int:
+    """Bytes of compacted columns (a column of images counts its images)."""
+    total = 0
+    for column in data.values():
+        if isinstance(column, np.ndarray) and column.dtype.kind != "O":
+            total += column.nbytes
+        else:
+            total += sum(np.asarray(item).nbytes for item in column)
+    return total
 
 
 def _cells(data: Columns, skip: set[str]) -> int:

@@ -52,6 +52,4 @@ d = pn.widgets.IntSlider(name="Dimension d (even)", start=2, end=512, step=2, va
 
 if __name__.startswith("bokeh"):  # served (not imported by floor_app.py)
     figure = pn.panel(pn.bind(code_table, t, n, d))
-    pn.Column(t, n, d, figure, sizing_mode="stretch_width").servable(
-        title="Naive pn.bind rebuild"
-    )
+    pn.Column(t, n, d, figure, sizing_mode="stretch_width").servable(title="Naive pn.bind rebuild")

@@ -1,6 +1,6 @@
-"""Sinusoidal's tables at 4,096 × 512: one row in 8, every row when zoomed in.
+"""Sinusoidal's tables at 4,096 × 512: one row in 32, every row when zoomed in.
 
-A table image holds at most 2**18 cells (``image_row_step`` in
+A table image holds at most 2**16 cells (``image_row_step`` in
 app/pages/sinusoidal/shared.py); the hover's position comes from
 ``drawn_row_hover``, which reads the step from the glyph in the page; zooming
 redraws the rows in view (the chart's ``zoomed``, on Bokeh's ``RangesUpdate``
@@ -51,21 +51,21 @@ def _check(tip: dict[str, str], position: int) -> None:
     assert float(tip["PE"]) == pytest.approx(value, abs=6e-4), tip
 
 
-@pytest.mark.parametrize(("y", "expected"), [(1003.2, 1000), (1000.0, 1000), (4091.0, 4088)])
+@pytest.mark.parametrize(("y", "expected"), [(1003.2, 992), (1000.0, 992), (4091.0, 4064)])
 def test_hover_names_the_position_of_the_row_drawn(page, server, y, expected):
     open_page(page, server["url"] + URL, min_canvases=4)
-    page.wait_for_function(f"() => ({S1_JS})([0, 0])?.rows === 512")
+    page.wait_for_function(f"() => ({S1_JS})([0, 0])?.rows === 128")
     _check(_hover(page, y), expected)
 
 
 def test_zooming_in_draws_every_row_in_view(page, server):
     open_page(page, server["url"] + URL, min_canvases=4)
-    page.wait_for_function(f"() => ({S1_JS})([0, 0])?.rows === 512")
+    page.wait_for_function(f"() => ({S1_JS})([0, 0])?.rows === 128")
     page.evaluate(ZOOM_JS, [990.0, 1040.0])
     # rows 990 … 1040 in view, and a tenth of them each side: 985 … 1045, every one
     page.wait_for_function(f"() => ({S1_JS})([0, 0]).rows === 61", timeout=10_000)
     assert page.evaluate(S1_JS, [0, 0])["first"] == 985
     _check(_hover(page, 1003.2), 1003)
     page.evaluate(ZOOM_JS, [-0.5, 4095.5])  # as the reset tool does
-    page.wait_for_function(f"() => ({S1_JS})([0, 0]).rows === 512", timeout=10_000)
-    _check(_hover(page, 1003.2), 1000)
+    page.wait_for_function(f"() => ({S1_JS})([0, 0]).rows === 128", timeout=10_000)
+    _check(_hover(page, 1003.2), 992)

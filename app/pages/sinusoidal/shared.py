@@ -3,7 +3,8 @@ is drawn (position t is outlined with :func:`app.marks.row_outline`).
 
 A table of 4,096 positions × 512 dimensions would be 8 MB per image and
 change, for a figure ~270 px tall that Bokeh draws unsmoothed: the screen
-shows one row in 8–15 anyway. So a table image holds at most
+shows one row in 8–15 anyway, and what a change sends should follow the
+figure's pixels, not the table's size. So a table image holds at most
 :data:`IMAGE_CELLS` cells: one row in ``step`` for the whole table
 (:func:`image_row_step`), and every row in view once the reader zooms in far
 enough (:func:`row_view`, for ``Chart.zoomed``). Hovering names the position
@@ -45,15 +46,17 @@ LEARNED_PRESETS: dict[str, tuple[int, int]] = {"GPT-2": (1024, 768), "BERT": (51
 POS = hv.Dimension("position", label="position t")
 DIM = hv.Dimension("dimension", label="dimension j")
 
-#: The most cells a table image sends to the browser at once (float32: 1 MB).
-IMAGE_CELLS = 2**18
+#: The most cells a table image sends to the browser at once (float32: 256 kB).
+#: The figure is about 600 × 300 pixels: more cells than pixels show nothing
+#: more, and zooming in draws every row of the view (``zoomed``).
+IMAGE_CELLS = 2**16
 
 
 def image_row_step(rows: int, columns: int) -> int:
     """Draw every ``step``-th row of a ``rows × columns`` table: ≤ :data:`IMAGE_CELLS` cells.
 
     >>> image_row_step(64, 64), image_row_step(4096, 64), image_row_step(4096, 512)
-    (1, 1, 8)
+    (1, 4, 32)
     """
     return max(1, -(-rows // max(1, IMAGE_CELLS // max(1, columns))))
 
@@ -69,7 +72,7 @@ def full_detail_rows(columns: int) -> int:
     (with :func:`view_margin` more on each side, all within :data:`IMAGE_CELLS`).
 
     >>> full_detail_rows(512), full_detail_rows(64)
-    (428, 3414)
+    (108, 854)
     """
     cap = max(1, IMAGE_CELLS // max(1, columns))
     rows = cap * 10 // 12
