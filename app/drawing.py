@@ -235,7 +235,8 @@ class Drawing:
         follow = followers(plot, sub, data.follow)
         if ship_rows:
             candidates = data.candidates(mark)
-            changes.append((source, lambda: ship(source, candidates, data.gather, follow)))
+            spec = data.spec(chosen)
+            changes.append((source, lambda: ship(source, candidates, spec, follow)))
         # A follower the browser moved is sent whatever the server's copy holds.
         setter = set_sent if sub.handles.get("pe_stale") else set_changed
         for model, prop, column in follow:

@@ -14,6 +14,10 @@ never the math (that stays in :mod:`positional_core`).
   column of the rows (``{"y_range.end": "__top"}``).
 - ``gather`` draws an image by lookup: ``{"image": ("index", "table")}`` ships
   one short table per key and one index image, never an image per key.
+- ``window`` ships one vector for a column whose rows for key ``k`` are the
+  slice ``vector[origin + k·step:][:rows]``: ``{"dot": (vector, origin, step)}``.
+  S3's PE(t)·PE(s) depends on s − t only, so every t's curve is a window of
+  one vector of 2n − 1 values instead of n curves of n.
 - Past :data:`CANDIDATE_BYTES` (or ``limit`` cells, checked before the rows are
   computed) nothing is shipped: the server draws each selection. Candidates
   ride along with every change of the controls they are computed from, so
@@ -57,8 +61,10 @@ for (const model of doc.all_models) {
   const candidates = model.tags[0].data;
   // Gathered columns: [drawn, index, table]; drawn = table looked up at each
   // cell of index, which the choice does not change (kept as drawn).
-  const gather = model.tags[0].tags;
-  const keys = candidates["__key"];
+  // Windows: [column, origin, step, rows]; the column is a slice of one vector.
+  const gather = model.tags[0].tags.filter((g) => g.length === 3);
+  const windows = model.tags[0].tags.filter((g) => g.length === 4);
+  const keys = candidates["__key"] ?? [];
   const out = {};
   const names = Object.keys(model.data);
   for (const name of names) { out[name] = name in candidates ? [] : model.data[name]; }
@@ -80,6 +86,10 @@ for (const model of doc.all_models) {
       return looked;
     });
   });
+  for (const [column, origin, step, rows] of windows) {
+    const start = origin + value * step;
+    out[column] = candidates[column].slice(start, start + rows);
+  }
   // sync: false -- drawn here only (syncing the rows back cost a round trip before
   // the paint); the server learns the value from the widget and knows its copy of
   // these sources is stale (app/drawing.py).
@@ -130,6 +140,7 @@ class Choices:
     rows: Callable[[np.ndarray], Mapping[str, Any]]
     follow: Mapping[str, str] = field(default_factory=dict)
     gather: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    window: Mapping[str, tuple[Any, int, int]] = field(default_factory=dict)
     limit: int = 2**17
     version: Any = None
     _shipped: dict = field(default_factory=dict, repr=False)
@@ -157,6 +168,8 @@ class Choices:
 
     def _candidates(self, mark: Any) -> Columns | None:
         keys = np.asarray(self.keys)
+        if self.window and len(keys):
+            return self._windows(mark, keys)
         if len(keys) == 0 or _cells(self._draw(keys[:1]), self._kept()) * len(keys) > self.limit:
             return None
         rows = dict(self.rows(keys))
@@ -170,21 +183,39 @@ class Choices:
         shipped = _compact({k: v for k, v in data.items() if k not in same | self._kept()})
         return shipped if _nbytes(shipped) <= CANDIDATE_BYTES else None
 
+    def _windows(self, mark: Any, keys: np.ndarray) -> Columns | None:
+        """Each window's vector; the mark's other columns must not change with the key
+        (checked on the first and last key: the browser keeps them as drawn)."""
+        first, last = (mark.source_columns(self._draw(k)) for k in (keys[:1], keys[-1:]))
+        for name, column in first.items():
+            if name not in self.window and not same_columns({0: column}, {0: last[name]}):
+                raise ValueError(f"column {name!r} changes with the key but is not a window")
+        shipped = _compact({name: np.asarray(v) for name, (v, _o, _s) in self.window.items()})
+        return shipped if _nbytes(shipped) <= CANDIDATE_BYTES else None
+
+    def spec(self, chosen: Columns) -> list[list[Any]]:
+        """What the browser code reads from the candidates' ``tags``: the gathered
+        columns, then the windows (as long as the ``chosen`` rows)."""
+        gathered = [[drawn, index, table] for drawn, (index, table) in self.gather.items()]
+        windows = [
+            [name, int(origin), int(step), len(chosen[name])]
+            for name, (_vector, origin, step) in self.window.items()
+        ]
+        return gathered + windows
+
     def _kept(self) -> set[str]:
         """Columns the browser keeps as drawn: the gathered images and their indices."""
         return set(self.gather) | {index for index, _table in self.gather.values()}
 
 
-def ship(
-    source: ColumnDataSource, candidates: Columns | None, gather: Any, followers: list
-) -> None:
-    """Attach ``candidates`` to ``source`` (``tags``), or none: the server draws then."""
+def ship(source: ColumnDataSource, candidates: Columns | None, spec: list, followers: list) -> None:
+    """Attach ``candidates`` to ``source`` (``tags``, read by the browser code with
+    ``spec``, :meth:`Choices.spec`), or none: the server draws then."""
     if candidates is None or not all(column in candidates for _, _, column in followers):
         if source.tags:
             source.tags = []
         return
     triples = [item for model, prop, column in followers for item in (model, prop, column)]
-    spec = [[drawn, index, table] for drawn, (index, table) in gather.items()]
     shipped = source.tags[0] if source.tags else None
     if isinstance(shipped, ColumnDataSource):
         if not same_columns(shipped.data, candidates):

@@ -223,7 +223,8 @@ def test_one_decay_curve_per_head(page, heads):
     expected = alibi_weight_factors(alibi_slopes(heads), xs)
     heads_col = np.asarray(curves["head"])
     for h, curve in enumerate(parts):
-        np.testing.assert_allclose(curve[:-1], expected[h], rtol=1e-12)
+        # drawn in float32 (pixels need no more): equal to single precision
+        np.testing.assert_allclose(curve[:-1], expected[h], rtol=1e-5, atol=1e-9)
         assert set(heads_col[breaks[h] - 200 : breaks[h] + 1]) == {h + 1}
 
 

@@ -24,17 +24,21 @@ CHOOSING = [slug for slug, cls in PAGES.items() if any(c.choices() for c in cls.
 
 
 def _rows(candidates: dict, key: int, names) -> dict:
-    keep = np.asarray(candidates[KEY]) == key
+    keep = np.asarray(candidates.get(KEY, [])) == key
     return {name: np.asarray(candidates[name])[keep] for name in names}
 
 
-def browser_draws(candidates: dict, gather: list, before: dict, key: int) -> dict:
+def browser_draws(candidates: dict, spec: list, before: dict, key: int) -> dict:
     """What the select code draws for ``key`` (app/selection.py ``_SELECT_JS``): the rows
     with that key; columns without candidates stay as drawn; a gathered column
-    is its table looked up at every cell of its index."""
+    is its table looked up at every cell of its index; a window column the slice
+    of its vector that starts at origin + key · step."""
     out = {name: before[name] for name in before if name not in candidates}
     out.update(_rows(candidates, key, [n for n in before if n in candidates]))
-    for drawn, index, table in gather:
+    for column, origin, step, rows in (g for g in spec if len(g) == 4):
+        start = origin + key * step
+        out[column] = np.asarray(candidates[column])[start : start + rows]
+    for drawn, index, table in (g for g in spec if len(g) == 3):
         tables = _rows(candidates, key, [table])[table]
         out[drawn] = [np.asarray(t)[np.asarray(c)] for t, c in zip(tables, out[index], strict=True)]
     return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from playwright.sync_api import Page, expect
 
-from positional_core.sinusoidal import sinusoidal_code
+from positional_core.sinusoidal import sinusoidal_code, sinusoidal_encoding
 
 from .helpers import (
     SET_RELEASED_JS,
@@ -51,6 +51,34 @@ def test_moving_t_redraws_in_the_browser_without_server_data(server, page: Page)
         page.evaluate(SET_SLIDER_JS, ["Position t", t])
         page.wait_for_function(f"() => ({_PEAK})().every(s => s === {t})", timeout=5_000)
     _only_readouts_came_back(page, frames, watch, "for t = 33, k = 3", "t=33")
+
+
+_CURVE = """
+() => {
+  const doc = Bokeh.documents[0];
+  const source = [...doc.all_models].find(
+    m => typeof m.name === 'string' && m.name.startsWith('pe-choice:t:')
+         && 'dot' in m.data && m.data.s.length > 1);
+  const shipped = source.tags.length ? source.tags[0].data.dot.length : 0;
+  return {dot: Array.from(source.data.dot), shipped};
+}
+"""
+
+
+def test_at_thousands_of_positions_the_browser_still_draws_s3(server, page: Page):
+    """S3's curve for every t is a window of one vector (its value depends on
+    s − t only): 2n − 1 numbers shipped instead of n², so at n = 3,000 the
+    browser still draws each t, exactly the core's dot products, in the same
+    frame as the peak (S2's 3,000 × 32 hands are drawn by the server there)."""
+    watch, _frames = open_recording(page, f"{server['url']}?page=sinusoidal&n=3000&t=10", 4)
+    codes = sinusoidal_encoding(3000, 64)
+    for t in (2500, 7, 2999):
+        page.evaluate(SET_SLIDER_JS, ["Position t", t])
+        page.wait_for_function(f"() => ({_PEAK})().every(s => s === {t})", timeout=5_000)
+        curve = page.evaluate(_CURVE)
+        assert curve["shipped"] == 2 * 3000 - 1
+        np.testing.assert_allclose(curve["dot"], codes @ codes[t], rtol=1e-5, atol=1e-4)
+    assert not watch.errors
 
 
 _HANDS = """

@@ -111,13 +111,15 @@ class Decay(Chart):
         length, distance, far = p.trained_len, p.distance, p.max_distance
         # A label sits on the side of its line with more room.
         right = length * 4 < far
+        # float32: a figure's pixels need no more, and 128 heads' curves stay
+        # a few hundred kB per change (the readout's numbers are float64).
         return Frame(
             curves={
-                "x": np.tile(np.append(delta, delta[-1]), p.heads),
-                "y": column.ravel(),
-                "head": np.repeat(heads, points),
-                "slope": np.repeat(slopes, points),
-                "half_life": np.repeat(halves, points),
+                "x": np.tile(np.append(delta, delta[-1]), p.heads).astype(np.float32),
+                "y": column.ravel().astype(np.float32),
+                "head": np.repeat(heads, points).astype(np.int32),
+                "slope": np.repeat(slopes, points).astype(np.float32),
+                "half_life": np.repeat(halves, points).astype(np.float32),
             },
             selected=Choices(heads, selected, version=version),
             half_life=Choices(heads, half, version=version),

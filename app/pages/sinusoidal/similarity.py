@@ -83,8 +83,11 @@ class Similarity(Chart):
         def mark(keys: np.ndarray) -> dict[str, Any]:
             return {"x": keys.astype(float), KEY: keys}
 
+        # Every t's curve is a window of one vector: by_distance mirrored,
+        # mirrored[j] = by_distance[|j − (n − 1)|], t's curve from n − 1 − t.
+        mirrored = np.concatenate([by_distance[:0:-1], by_distance])
         return Frame(
-            curve=Choices(s, curve),
+            curve=Choices(s, curve, window={"dot": (mirrored, n - 1, -1)}),
             mark=Choices(s, mark),
             peak=Choices(s, peak),
             x=(0, n - 1),
