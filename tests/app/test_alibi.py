@@ -13,6 +13,7 @@ from bokeh.models import ColumnDataSource
 from panel.io.state import set_curdoc
 
 from app.pages.alibi import ALIBI_PRESETS, AlibiPage
+from app.pages.alibi.decay import CURVE_POINTS
 from app.pages.alibi.page import form_notes
 from app.pages.alibi.slopes import slope_table
 from app.urlstate import page_query
@@ -219,13 +220,13 @@ def test_one_decay_curve_per_head(page, heads):
     assert len(breaks) == heads
     parts = np.split(ys, breaks + 1)[:-1]
     xs = np.split(np.asarray(curves["x"], dtype=float), breaks + 1)[0][:-1]
-    assert xs.size == 200 and xs[-1] == pytest.approx(2048)
+    assert xs.size == CURVE_POINTS and xs[-1] == pytest.approx(2048)
     expected = alibi_weight_factors(alibi_slopes(heads), xs)
     heads_col = np.asarray(curves["head"])
     for h, curve in enumerate(parts):
         # drawn in float32 (pixels need no more): equal to single precision
         np.testing.assert_allclose(curve[:-1], expected[h], rtol=1e-5, atol=1e-9)
-        assert set(heads_col[breaks[h] - 200 : breaks[h] + 1]) == {h + 1}
+        assert set(heads_col[breaks[h] - CURVE_POINTS : breaks[h] + 1]) == {h + 1}
 
 
 def test_selected_curve_follows_the_head_and_its_half_life(page):
