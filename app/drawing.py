@@ -17,7 +17,7 @@ import holoviews as hv
 from bokeh.events import RangesUpdate
 
 from .chart import Chart, Frame, choice_name
-from .marks import Mark
+from .marks import Mark, thinned
 from .selection import Choices, ship
 from .sources import per_document
 from .updates import (
@@ -61,7 +61,13 @@ class Drawing:
         page = self.page
         key = tuple(getattr(page, name) for name in self.chart.depends)
         if self._memo is None or not same_key(self._memo[0], key):
-            self._memo = (key, self.chart.frame(page))
+            frame = self.chart.frame(page)
+            marks = self.chart.marks
+            frame.marks = {
+                name: data if isinstance(data, Choices) else thinned(marks[name], data)
+                for name, data in frame.marks.items()
+            }
+            self._memo = (key, frame)
         return self._memo[1]
 
     # ----------------------------------------------------------- first draw

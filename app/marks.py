@@ -99,7 +99,9 @@ class Mark:
     controls make one key, Σ value·stride. ``on_top`` draws it on Bokeh's
     overlay level (outlines and pointers: a change of them repaints only that
     level). ``drag`` lets the reader drag its points (``Chart.dragged``); a string
-    is also the drag tool's tooltip.
+    is also the drag tool's tooltip. ``thin`` draws a long curve at about two
+    points per pixel (:func:`envelope`): what a change sends follows the
+    figure's width, not the number of positions.
     ``hover`` builds per-plot hover formatters (a Bokeh model belongs to one
     document): ``{"@bias": make_formatter}``.
     """
@@ -114,6 +116,7 @@ class Mark:
     strides: tuple[int, ...] = (1,)
     on_top: bool = False
     drag: bool | str = False
+    thin: bool = False
 
     def __post_init__(self) -> None:
         for dim in self.dimensions:
@@ -214,6 +217,41 @@ def _column(values: Any) -> Any:
         return list(values)
     array = np.asarray(values)
     return list(values) if array.dtype.kind in "OU" else array
+
+
+#: Bins across a thinned curve's x range: a figure is about 500 pixels wide,
+#: and each bin keeps at most four points (two points per pixel).
+THIN_BINS = 250
+
+
+def envelope(x: Any, y: Any, bins: int = THIN_BINS) -> np.ndarray:
+    """The rows that draw the curve ``(x, y)`` (x ascending) at ``bins`` columns: in
+    each bin of x its first, lowest, highest and last point, in order (the
+    envelope a fast oscillation fills, kept however the curve aliases). Every
+    row when there are no more than four per bin. The rows kept are the
+    curve's own points, so hovering shows exact values."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(x) <= 4 * bins or not np.isfinite(x[[0, -1]]).all() or x[-1] <= x[0]:
+        return np.arange(len(x))
+    where = np.minimum(((x - x[0]) / (x[-1] - x[0]) * bins).astype(int), bins - 1)
+    starts = np.flatnonzero(np.r_[True, where[1:] != where[:-1]])
+    keep = []
+    for start, stop in zip(starts, [*starts[1:], len(x)], strict=True):
+        part = y[start:stop]
+        extremes = (np.nanargmin(part), np.nanargmax(part)) if np.isfinite(part).any() else ()
+        keep += [start, *(start + e for e in extremes), stop - 1]
+    return np.unique(keep)
+
+
+def thinned(mark: Mark, columns: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``columns`` of a ``thin`` mark cut to its :func:`envelope` (others as they are)."""
+    if not mark.thin:
+        return columns
+    x, y = mark.names[:2]
+    rows = envelope(columns[x], columns[y])
+    if len(rows) == len(columns[x]):
+        return columns
+    return {name: np.asarray(column)[rows] for name, column in columns.items()}
 
 
 def image_columns(image: np.ndarray, x: float, y: float, dw: float, dh: float) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from bokeh.models import ColorBar, FactorRange
 from panel.io.state import set_curdoc
 
 from app.chart import KEY, Chart, Choices, Frame, Mark, Scale, padded
-from app.marks import circle, image_columns
+from app.marks import circle, envelope, image_columns, thinned
 from app.page import Page
 from app.respond import one_update
 from app.selection import ship
@@ -250,7 +250,7 @@ def test_ship_without_candidates_clears_the_tags():
     page = Toy()
     rendered(page)
     source = _source(page, "table", "image")
-    ship(source, None, {}, [])
+    ship(source, None, [], [])
     assert source.tags == []
 
 
@@ -314,3 +314,29 @@ def test_a_chart_must_state_what_holoviews_would_derive_from_its_first_frame():
 
     with pytest.raises(ValueError, match="state its colour scale"):
         rendered(Page2())
+
+
+def test_a_thinned_curve_keeps_each_bins_first_lowest_highest_and_last_point():
+    # A fast oscillation aliases at any fixed stride; its envelope must survive.
+    x = np.arange(4097)
+    y = np.cos(2.9 * x) * (1 + x / 4096)
+    rows = envelope(x, y, bins=250)
+    assert len(rows) <= 4 * 250 and np.all(np.diff(rows) > 0)
+    where = np.minimum(x * 250 // 4096, 249)
+    for b in range(250):
+        inside = np.flatnonzero(where == b)
+        kept = np.intersect1d(rows, inside)
+        assert {inside[0], inside[-1]} <= set(kept)
+        assert y[kept].min() == y[inside].min() and y[kept].max() == y[inside].max()
+    short = np.arange(999)
+    assert np.array_equal(envelope(short, np.sin(short), bins=250), short)  # ≤ 4 a bin
+
+
+def test_a_thin_mark_is_drawn_thinned_in_the_first_draw_and_every_change():
+    mark = Mark(hv.Curve, ("x",), ("y", "tag"), thin=True)
+    columns = {"x": np.arange(5000), "y": np.sin(np.arange(5000)), "tag": np.arange(5000) % 7}
+    out = thinned(mark, columns)
+    rows = envelope(columns["x"], columns["y"])
+    for name in columns:  # every column cut to the same rows
+        np.testing.assert_array_equal(out[name], columns[name][rows])
+    assert thinned(Mark(hv.Curve, ("x",), ("y", "tag")), columns) is columns

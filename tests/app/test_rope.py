@@ -442,6 +442,20 @@ class TestScoreCurves:
         assert "e-1" in readout(page, "distance")  # a rounding-level gap
         assert page.drawings["distance"].frame().x == (0, 300)
 
+    def test_long_curves_are_drawn_at_two_points_a_pixel_with_their_envelope(self, page):
+        # 2,049 offsets for a figure ~500 pixels wide: each bin of Δ keeps its
+        # first, lowest, highest and last score, the core's own values.
+        page.set_state(d=64, max_distance=2048, seed=3)
+        q, k = random_query_key(64, 3)
+        expected = rope_scores_by_offset(q, k, np.arange(2049), 0)
+        for chart, y in (("distance", "score"), ("mismatch", "score_mix")):
+            curve = drawn(page, chart, "m0")
+            delta = np.asarray(curve["delta" if chart == "distance" else "delta_mix"])
+            assert 500 < len(delta) <= 1000
+            np.testing.assert_allclose(curve[y], expected[delta], atol=1e-9)
+            assert np.max(curve[y]) == pytest.approx(expected.max())
+            assert np.min(curve[y]) == pytest.approx(expected.min())
+
     @pytest.mark.parametrize("layout", ["interleaved", "half-split"])
     def test_mismatch_curves_come_apart(self, page, layout):
         page.set_state(layout=layout, d=64)

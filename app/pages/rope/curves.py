@@ -67,7 +67,7 @@ def _marks(x: hv.Dimension, y: hv.Dimension) -> dict[str, Mark]:
     hover = [("start m", "@start"), ("Δ", f"@{x.name}"), ("score", f"@{y.name}{{0.0000}}")]
     tools = {"tools": ["hover"], "hover_tooltips": hover}
     return {
-        name: Mark(hv.Curve, (x,), (y, _START), style={**style, **tools})
+        name: Mark(hv.Curve, (x,), (y, _START), style={**style, **tools}, thin=True)
         for name, style in zip(_STARTS, _STYLES, strict=True)
     }
 
@@ -160,6 +160,7 @@ class Mismatch(_ScoreCurves):
             (_MIX_DELTA,),
             (_MIX_SCORE,),
             style={"color": text_color, "line_width": 1.5, "alpha": 0.9},
+            thin=True,
         ),
     }
     options = {**_OPTIONS, "legend_cols": 3}  # noqa: RUF012

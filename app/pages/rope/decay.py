@@ -44,6 +44,7 @@ class Decay(Chart):
                 "tools": ["hover"],
                 "hover_tooltips": [("distance", "@distance"), ("bound", "@bound{0.000}")],
             },
+            thin=True,
         )
     }
     options = plot_opts(height=320)
