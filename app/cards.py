@@ -19,12 +19,37 @@ from .look import escape_text
 __all__ = [
     "Figure",
     "QuickCheck",
+    "card_grid",
     "figure_card",
     "formula_pane",
     "notice_html",
     "notice_pane",
     "quick_check_card",
 ]
+
+
+#: Two cards a row, one on a screen where two would leave a figure narrower than
+#: 280 px (a phone, a tablet, a projector zoomed to 150 %: the sidebar takes 320).
+#: Bokeh places each child in a row and column of its own; auto placement lets
+#: the cards flow into however many columns the screen has.
+GRID_CSS = """
+:host {
+  grid-template-columns: repeat(2, minmax(0, 1fr)) !important;
+  grid-template-rows: none !important; grid-auto-flow: row !important;
+}
+:host > * { grid-row: auto !important; grid-column: auto !important; }
+@media (max-width: 1099px) {
+  :host { grid-template-columns: minmax(0, 1fr) !important; }
+}
+"""
+
+
+def card_grid(*cards: Any, stylesheets: tuple[str, ...] = ()) -> pn.GridBox:
+    """Figure cards two a row on a wide screen, one a row on a narrow one
+    (``stylesheets`` may widen it further on very wide screens)."""
+    return pn.GridBox(
+        *cards, ncols=2, sizing_mode="stretch_width", stylesheets=[GRID_CSS, *stylesheets]
+    )
 
 
 _NOTICE_CSS = """

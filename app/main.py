@@ -44,6 +44,26 @@ __all__ = ["PAGES", "AppShell", "build_app", "is_true"]
 A11Y_JS = "app/static/a11y.js"
 #: Clips glyphs on Bokeh's overlay level to the frame (app/static/overlay.js).
 OVERLAY_JS = "app/static/overlay.js"
+#: The sidebar as a drawer, square figures fitted to a narrow window (app/static/narrow.js).
+NARROW_JS = "app/static/narrow.js"
+
+#: Below 900 px the sidebar would leave the page a few words wide: it becomes a
+#: drawer over the page (the header's menu button opens and closes it), and the
+#: header's title shrinks to fit a phone.
+NARROW_CSS = """
+@media (max-width: 899px) {
+  #sidebar {
+    position: fixed; z-index: 1000; left: 0;
+    min-width: min(var(--sidebar-width), 88vw); max-width: min(var(--sidebar-width), 88vw);
+    background: var(--background-color, #fff);
+    box-shadow: 2px 0 14px rgba(0, 0, 0, 0.3);
+  }
+  #sidebar.hidden { box-shadow: none; min-width: 0; max-width: 0; }
+  #main { padding: 0 4px; }
+  .title { font-size: 1.05rem !important; white-space: nowrap; overflow: hidden;
+    text-overflow: ellipsis; }
+}
+"""
 
 # Everything the browser loads comes from this server (offline classrooms):
 # Panel's and Bokeh's bundles are served from /static, KaTeX included. The
@@ -240,8 +260,9 @@ def _embedded(shell: AppShell) -> pn.Column:
 
 def _template(shell: AppShell) -> pn.template.FastListTemplate:
     """The full app: pages and controls in the sidebar, the page in the main area."""
-    return pn.template.FastListTemplate(
+    template = pn.template.FastListTemplate(
         title=TITLE,
+        meta_viewport="width=device-width, initial-scale=1",
         sidebar=[
             _sidebar_heading("Pages"),
             shell.nav,
@@ -266,6 +287,9 @@ def _template(shell: AppShell) -> pn.template.FastListTemplate:
         # takes about as long as the spinner would show anyway.
         busy_indicator=None,
     )
+    template.config.raw_css.append(NARROW_CSS)
+    template.config.js_files["pex_narrow"] = NARROW_JS
+    return template
 
 
 def build_app(

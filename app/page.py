@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 import panel as pn
 import param
 
-from .cards import Figure, QuickCheck, figure_card, notice_pane, quick_check_card
+from .cards import Figure, QuickCheck, card_grid, figure_card, notice_pane, quick_check_card
 from .chart import Chart, choice_name
 from .drawing import Drawing
 from .respond import one_update, respond_at_once
@@ -356,7 +356,7 @@ class Page(pn.viewable.Viewer):
 
     def _arrange(self, cards: list[pn.viewable.Viewable]) -> pn.viewable.Viewable:
         """How the figure cards are laid out (two columns by default)."""
-        return pn.GridBox(*cards, ncols=2, sizing_mode="stretch_width")
+        return card_grid(*cards)
 
     def content(self) -> pn.viewable.Viewable:
         """Intro, notice, figures and quick check (built once)."""

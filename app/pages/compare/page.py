@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 import panel as pn
 import param
 
+from ...cards import card_grid
 from ...page import Page
 from .alibi import Alibi
 from .learned import Learned
@@ -21,7 +22,6 @@ __all__ = ["ComparePage"]
 _LENGTHS = [2**k for k in range(7, 21)]
 
 _GRID_CSS = """
-:host { grid-template-columns: repeat(2, minmax(0, 1fr)) !important; }
 @media (min-width: 1680px) {
   :host { grid-template-columns: repeat(3, minmax(0, 1fr)) !important; }
 }
@@ -109,5 +109,5 @@ class ComparePage(Page):
         # Two columns on a laptop (more would leave each figure too narrow to read;
         # the fifth card starts a third row), three on a wide screen, all five
         # side by side on a very wide one.
-        grid = pn.GridBox(*cards, ncols=2, sizing_mode="stretch_width", stylesheets=[_GRID_CSS])
+        grid = card_grid(*cards, stylesheets=(_GRID_CSS,))
         return pn.Column(grid, summary_card(self), sizing_mode="stretch_width")

@@ -64,8 +64,8 @@ class Sinusoidal(SchemeChart, key="sinusoidal"):
     options = {  # noqa: RUF012
         **SMALL,
         "responsive": False,
-        "frame_width": 230,
-        "frame_height": 230,
+        "frame_width": 262,
+        "frame_height": 262,
         "min_width": None,
         "xaxis": None,
         "yaxis": None,

@@ -24,7 +24,7 @@ from positional_core.hf_config import (
 )
 from positional_core.presets import MODEL_CONFIG_NAMES, model_config
 
-from ...cards import notice_html, notice_pane
+from ...cards import card_grid, notice_html, notice_pane
 from ...look import escape_text
 from ...numbers import readable
 from .shared import MAX_TARGET, METHODS, rows_html
@@ -349,7 +349,7 @@ def e4_card(page: Any) -> pn.Card:
         sizing_mode="stretch_width",
     )
     return pn.Card(
-        pn.GridBox(model, _paste_box(page), ncols=2, sizing_mode="stretch_width"),
+        card_grid(model, _paste_box(page)),
         title="E4 · Real models: the config, its numbers, and your own config.json",
         collapsible=False,
         sizing_mode="stretch_width",

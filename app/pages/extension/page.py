@@ -25,6 +25,7 @@ import param
 
 from positional_core.stretch import StretchSchedule
 
+from ...cards import card_grid
 from ...page import Page
 from ...widgets import LogSlider
 from . import models
@@ -262,7 +263,7 @@ class ExtensionPage(ModelLoading, ExtensionControls, Page):
         # (with YaRN's ramp under it, for YaRN) and E4 each get a full row.
         schedule, band, methods, ramp = cards
         return pn.Column(
-            pn.GridBox(schedule, band, ncols=2, sizing_mode="stretch_width"),
+            card_grid(schedule, band),
             methods,
             self._for_methods({"yarn"}, ramp),
             models.e4_card(self),

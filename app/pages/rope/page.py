@@ -9,6 +9,7 @@ import param
 
 from positional_core.rope import LAYOUTS
 
+from ...cards import card_grid
 from ...page import Page
 from .angles import Angles
 from .curves import Distance, Mismatch
@@ -197,5 +198,5 @@ class RopePage(Page):
         cut = next(i for i, item in enumerate(items) if item is identity)
         beside = pn.Column(*items[:cut], sizing_mode="stretch_width", min_width=320)
         first.objects = [pn.Row(plot, beside, sizing_mode="stretch_width"), *items[cut:]]
-        grid = pn.GridBox(*rest, ncols=2, sizing_mode="stretch_width")
+        grid = card_grid(*rest)
         return pn.Column(first, grid, sizing_mode="stretch_width")
