@@ -28,8 +28,9 @@ __all__ = [
 ]
 
 
-#: Two cards a row, one on a screen where two would leave a figure narrower than
-#: 280 px (a phone, a tablet, a projector zoomed to 150 %: the sidebar takes 320).
+#: Two cards a row, one on a screen where two would squeeze a figure: below
+#: 1,240 px the sidebar (320) leaves each of two cards under ~430 px, less than
+#: S2's clock face with its colour bar (a tablet, a projector zoomed to 150 %).
 #: Bokeh places each child in a row and column of its own; auto placement lets
 #: the cards flow into however many columns the screen has.
 GRID_CSS = """
@@ -38,7 +39,7 @@ GRID_CSS = """
   grid-template-rows: none !important; grid-auto-flow: row !important;
 }
 :host > * { grid-row: auto !important; grid-column: auto !important; }
-@media (max-width: 1099px) {
+@media (max-width: 1239px) {
   :host { grid-template-columns: minmax(0, 1fr) !important; }
 }
 """

@@ -1,12 +1,13 @@
-"""Every page on a phone, a zoomed projector and a laptop, in Chromium.
+"""Every page on a phone, a zoomed projector, a tablet and a laptop, in Chromium.
 
-At 390 px (a phone), 853 px (a 1280 px projector at 150 % zoom) and 1,280 px:
+At 390 px (a phone), 853 px (a 1280 px projector at 150 % zoom), 1,180 px (a
+tablet on its side) and 1,280 px:
 the page declares its viewport (a phone would otherwise draw the desktop
 layout at 40 %), does not scroll sideways, and every figure is at least
 280 px wide, inside the window and clear of every other figure. Below 900 px
 the sidebar is a drawer, closed when the page opens, and a square figure
 (R1, the clock faces) shrinks to the window (app/static/narrow.js);
-below 1,100 px the figure cards stand in one column (app/cards.py).
+below 1,240 px the figure cards stand in one column (app/cards.py).
 """
 
 from __future__ import annotations
@@ -22,7 +23,12 @@ from .helpers import deep_js, open_page
 
 pytestmark = pytest.mark.ui
 
-SCREENS = {"phone": (390, 844), "projector": (853, 480), "laptop": (1280, 800)}
+SCREENS = {
+    "phone": (390, 844),
+    "projector": (853, 480),
+    "tablet": (1180, 820),
+    "laptop": (1280, 800),
+}
 
 _LAYOUT = deep_js(
     """(() => {
