@@ -18,8 +18,8 @@ never the math (that stays in :mod:`positional_core`).
   slice ``vector[origin + k·step:][:rows]``: ``{"dot": (vector, origin, step)}``.
   S3's PE(t)·PE(s) depends on s − t only, so every t's curve is a window of
   one vector of 2n − 1 values instead of n curves of n.
-- Past :data:`CANDIDATE_BYTES` (or ``limit`` cells, checked before the rows are
-  computed) nothing is shipped: the server draws each selection. Candidates
+- Past :data:`CANDIDATE_BYTES` nothing is shipped (a key's rows estimate the
+  weight before every key's rows are computed): the server draws each selection. Candidates
   ride along with every change of the controls they are computed from, so
   what a change sends stays bounded by what a figure shows, not by n × d.
 
@@ -39,7 +39,7 @@ from bokeh.models import ColumnDataSource
 from panel.links import Callback
 
 from .marks import KEY
-from .sources import same_columns
+from .sources import same_column, same_columns
 
 __all__ = ["CANDIDATE_BYTES", "Choices", "release_with_session", "select_code", "ship"]
 
@@ -141,7 +141,6 @@ class Choices:
     follow: Mapping[str, str] = field(default_factory=dict)
     gather: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     window: Mapping[str, tuple[Any, int, int]] = field(default_factory=dict)
-    limit: int = 2**17
     version: Any = None
     _shipped: dict = field(default_factory=dict, repr=False)
 
@@ -161,7 +160,7 @@ class Choices:
 
     def candidates(self, mark: Any) -> Columns | None:
         """What the browser selects from for ``mark`` (its source's columns, compact);
-        None past ``limit`` cells. Computed once per mark."""
+        None past :data:`CANDIDATE_BYTES`. Computed once per mark."""
         if id(mark) not in self._shipped:
             self._shipped[id(mark)] = self._candidates(mark)
         return self._shipped[id(mark)]
@@ -170,11 +169,13 @@ class Choices:
         keys = np.asarray(self.keys)
         if self.window and len(keys):
             return self._windows(mark, keys)
-        if len(keys) == 0 or _cells(self._draw(keys[:1]), self._kept()) * len(keys) > self.limit:
+        # Every shipped cell weighs 4 bytes at least (float32, int32, the key):
+        # a key's cells times the keys bound the weight before the rows are computed.
+        if len(keys) == 0 or 4 * _cells(self._draw(keys[:1]), self._kept()) * len(keys) > (
+            CANDIDATE_BYTES
+        ):
             return None
         rows = dict(self.rows(keys))
-        if _cells(rows, self._kept()) > self.limit:
-            return None
         hidden = {k: v for k, v in rows.items() if k.startswith("__")}
         # A gathered column is never shipped: its index stands in for it here.
         rows.update({drawn: rows[index] for drawn, (index, _table) in self.gather.items()})
@@ -188,7 +189,7 @@ class Choices:
         (checked on the first and last key: the browser keeps them as drawn)."""
         first, last = (mark.source_columns(self._draw(k)) for k in (keys[:1], keys[-1:]))
         for name, column in first.items():
-            if name not in self.window and not same_columns({0: column}, {0: last[name]}):
+            if name not in self.window and not same_column(column, last[name]):
                 raise ValueError(f"column {name!r} changes with the key but is not a window")
         shipped = _compact({name: np.asarray(v) for name, (v, _o, _s) in self.window.items()})
         return shipped if _nbytes(shipped) <= CANDIDATE_BYTES else None
