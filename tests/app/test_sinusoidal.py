@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import panel as pn
 import pytest
+from bokeh.core.property.vectorization import field
 from bokeh.document import Document
 from bokeh.document.events import ColumnDataChangedEvent
 from bokeh.events import RangesUpdate
-from bokeh.models import ColorBar, ColumnDataSource
+from bokeh.models import ColorBar, ColumnDataSource, Legend, Text
 from panel.io.state import set_curdoc
 
 from app.marks import KEY
@@ -24,7 +25,7 @@ from positional_core.sinusoidal import (
     sinusoidal_encoding,
 )
 
-from .drawn import record_events, rendered
+from .drawn import figures, record_events, rendered
 from .test_selection import browser_draws
 
 
@@ -79,16 +80,35 @@ def test_highlight_moves_with_t_and_the_table_is_not_resent(page):
     _root, doc = rendered(page)
     image = _source(page, "table", "image")
     before = image.data["image"][0]
-    assert _outline(page, "table", "outline_outer") == [(9.5, 10.5)]
+    assert _outline(page, "table", "outline_line") == [(9.5, 10.5)]
     events = []
     record_events(doc, events)
     with set_curdoc(doc), one_update():
         page.t = 40
-    assert _outline(page, "table", "outline_outer") == [(39.5, 40.5)]
-    assert _outline(page, "table", "outline_inner") == [(39.5, 40.5)]
-    assert list(_source(page, "table", "outline_outer").data["y0"]) == [39.5]
+    assert _outline(page, "table", "outline_line") == [(39.5, 40.5)]
+    assert _outline(page, "table", "outline_halo") == [(39.5, 40.5)]
+    assert list(_source(page, "table", "outline_line").data["y0"]) == [39.5]
     assert image.data["image"][0] is before
     assert not [e for e in events if isinstance(e, ColumnDataChangedEvent) and e.model is image]
+
+
+@pytest.mark.parametrize("theme", ["default", "dark"])
+def test_the_outline_of_t_is_an_opaque_black_line_on_a_wider_white_halo(page, theme):
+    # HoloViews draws spans half transparent by default: the outline was a grey
+    # smudge on the table. Opaque, black on white, it reads on every cell.
+    with pn.config.set(theme=theme):
+        _root, _doc = rendered(page)
+    halo = _layer(page, "table", "outline_halo")
+    line = _layer(page, "table", "outline_line")
+    halo_glyph = halo.handles["glyph_renderer"].glyph
+    line_glyph = line.handles["glyph_renderer"].glyph
+    assert (line_glyph.line_color, line_glyph.line_alpha) == ("#000000", 1.0)
+    assert (halo_glyph.line_color, halo_glyph.line_alpha) == ("#FFFFFF", 1.0)
+    assert line_glyph.line_width >= 3
+    assert halo_glyph.line_width >= line_glyph.line_width + 4  # 2 px of white each side
+    assert halo.zorder < line.zorder  # the halo under the line
+    for glyph in (halo_glyph, line_glyph):
+        assert glyph.fill_alpha == 0
 
 
 def test_table_follows_n_d_and_base(page):
@@ -104,12 +124,43 @@ def test_clock_has_one_hand_per_pair_at_the_code(page):
     np.testing.assert_allclose(hands["sin"], code[0::2])
     np.testing.assert_allclose(hands["cos"], code[1::2])
     np.testing.assert_allclose(hands["angle"], clock_angles(10, 32))
-    # Fast hands are longer than slow hands, thinner, and coloured by their pair.
+    # Fast hands are longer than slow hands, thinner (of those drawn bold), and
+    # coloured by their pair.
     length = np.hypot(hands["x1"], hands["y1"])
-    assert np.all(np.diff(length) < 0) and np.all(np.diff(hands["width"]) > 0)
+    bold = np.asarray(hands["alpha"]) == 1
+    assert np.all(np.diff(length) < 0) and np.all(np.diff(np.asarray(hands["width"])[bold]) > 0)
     assert list(hands["pair"]) == list(range(16))
     page.t = 11
     np.testing.assert_allclose(drawn(page, "clock", "hands")["sin"], sinusoidal_code(11, 32)[0::2])
+
+
+def test_at_d_64_a_few_hands_are_bold_and_the_rest_faint(page):
+    # 32 hands at full strength merged into one blob round 12 o'clock.
+    page.param.update(d=64, t=10)
+    hands = drawn(page, "clock", "hands")
+    alpha, width = np.asarray(hands["alpha"]), np.asarray(hands["width"])
+    bold = alpha == 1
+    assert 4 <= bold.sum() <= 8
+    assert bold[0] and bold[-1]  # the fastest and the slowest hands stay bold
+    assert np.all(alpha[~bold] <= 0.4) and np.all(width[~bold] < width[bold].min())
+    # Every hand is still drawn, with its exact numbers for the hover.
+    assert len(hands["x1"]) == 32
+    np.testing.assert_allclose(hands["sin"], sinusoidal_code(10, 64)[0::2])
+    np.testing.assert_allclose(hands["angle"], clock_angles(10, 64))
+
+
+def test_with_few_hands_every_hand_is_bold(page):
+    page.d = 8
+    hands = drawn(page, "clock", "hands")
+    assert list(hands["alpha"]) == [1.0] * 4
+    assert np.all(np.diff(hands["width"]) > 0)
+
+
+def test_the_hands_opacity_is_drawn_from_its_column(page):
+    _root, _doc = rendered(page)
+    glyph = _layer(page, "clock", "hands").handles["glyph_renderer"].glyph
+    assert glyph.line_alpha == field("alpha") and glyph.line_width == field("width")
+    assert "alpha" in _source(page, "clock", "hands").data
 
 
 def test_clock_colour_bar_runs_from_the_fastest_to_the_slowest_pair(page):
@@ -168,12 +219,12 @@ def test_learned_table_has_no_row_past_max_len(page):
     assert "rows 0…15" in text
     assert f"{learned_parameter_count(16, 32):,}" in text
     assert list(drawn(page, "learned", "no_row_label")["text"]) == ["position 20: no row"]
-    assert _outline(page, "learned", "no_row_outer") == [(19.5, 20.5)]
-    assert _outline(page, "learned", "row_outer") == []
+    assert _outline(page, "learned", "no_row_line") == [(19.5, 20.5)]
+    assert _outline(page, "learned", "row_line") == []
     page.t = 15
     assert "row 15 of the table" in readout(page, "learned")
     assert list(drawn(page, "learned", "row_label")["text"]) == ["no rows for positions ≥ 16"]
-    assert _outline(page, "learned", "row_outer") == [(14.5, 15.5)]
+    assert _outline(page, "learned", "row_line") == [(14.5, 15.5)]
     assert list(drawn(page, "learned", "no_row_label")["text"]) == []
 
 
@@ -485,3 +536,28 @@ def test_tables_drawn_whole_ignore_zooming(page):
     _zoom(page, "table", doc, 30, 10)
     assert table.data["image"][0] is before
     assert not [e for e in events if isinstance(e, ColumnDataChangedEvent) and e.model is table]
+
+
+# ------------------------------------------------------------- every figure
+def fixed_font_sizes(root) -> list[float]:
+    """The sizes in pixels of the texts the figures draw at a fixed size: their labels
+    and legends in pt or px. (Sizes in em follow the page's text, ≥ 14 px.)"""
+    sizes = []
+    for figure in figures(root):
+        specs = [glyph.text_font_size for glyph in figure.select(Text)]
+        specs += [legend.label_text_font_size for legend in figure.select(Legend)]
+        for spec in specs:
+            text = spec.value if hasattr(spec, "value") else spec
+            if text.endswith("pt"):
+                sizes.append(float(text[:-2]) * 4 / 3)
+            elif text.endswith("px"):
+                sizes.append(float(text[:-2]))
+    return sizes
+
+
+@pytest.mark.parametrize("d", [8, 64])
+def test_every_text_drawn_in_the_figures_is_at_least_12px(page, d):
+    page.param.update(d=d, max_len=8, t=20)  # S4 writes "no row" on the table
+    root, _doc = rendered(page)
+    sizes = fixed_font_sizes(root)
+    assert len(sizes) >= 3 and min(sizes) >= 12

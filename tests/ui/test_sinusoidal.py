@@ -188,3 +188,38 @@ def test_moving_t_repaints_only_the_overlay_layer_of_every_figure(server, page: 
     assert (bar["high"], bar["colors"]) == (7, 8)
     assert page.evaluate("() => window.__pePaints")["primary"].get(bar["plot"], 0) >= 1
     assert not watch.errors
+
+
+# Every font size of the page's figures in pixels, as the browser draws them: sizes
+# in em are relative to the figure's canvas (Panel's design sets the axes' so).
+FONT_SIZES_JS = """
+() => {
+  const sizes = [], seen = new Set();
+  const roots = Bokeh.index.values ? [...Bokeh.index.values()] : Object.values(Bokeh.index);
+  for (const root of roots) for (const view of root.owner.all_views()) {
+    if (!view.canvas_view || seen.has(view.model.id)) continue;
+    seen.add(view.model.id);
+    const base = parseFloat(getComputedStyle(view.canvas_view.el).fontSize);
+    for (const model of view.model.references()) {
+      for (const [name, prop] of Object.entries(model.properties)) {
+        if (!name.endsWith('font_size')) continue;
+        let value = prop.get_value();
+        if (value && typeof value === 'object') value = value.value;
+        if (typeof value !== 'string') continue;
+        const size = parseFloat(value);
+        const px = value.endsWith('em') ? size * base : value.endsWith('pt') ? size * 4 / 3 : size;
+        sizes.push([`${model.type}.${name} = ${value}`, px]);
+      }
+    }
+  }
+  return sizes;
+}
+"""
+
+
+def test_every_text_in_the_figures_is_at_least_12px(server, page: Page):
+    watch, _frames = open_recording(page, f"{server['url']}?page=sinusoidal&max_len=8", 4)
+    sizes = page.evaluate(FONT_SIZES_JS)
+    assert len({kind for kind, _px in sizes}) >= 5
+    assert [(kind, px) for kind, px in sizes if px < 12 - 1e-6] == []
+    assert not watch.errors

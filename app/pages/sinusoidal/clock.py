@@ -15,6 +15,22 @@ from ...marks import circle, labels
 
 _PAIR = "pair i (0 = fastest)"
 _EDGE = (-1.25, 1.25)
+#: Hands drawn bold at most: more merge into one blob where the slow hands all
+#: point near 12 o'clock. The others are drawn thin and faint (hover still
+#: finds them).
+BOLD_HANDS = 8
+#: Opacity and width of a faint hand.
+_FAINT = (0.3, 1.0)
+
+
+def bold_pairs(pairs: int) -> np.ndarray:
+    """The pairs whose hands are drawn bold: every pair up to :data:`BOLD_HANDS`,
+    else that many spread evenly from the fastest to the slowest.
+
+    >>> bold_pairs(4).tolist(), bold_pairs(32).tolist()
+    ([0, 1, 2, 3], [0, 4, 9, 13, 18, 22, 27, 31])
+    """
+    return np.unique(np.round(np.linspace(0, pairs - 1, min(pairs, BOLD_HANDS))).astype(int))
 
 
 class Clock(Chart):
@@ -23,7 +39,9 @@ class Clock(Chart):
         "Each (sin, cos) pair of PE(t) is a clock hand at angle t·ωᵢ from "
         "12 o'clock. Fast pairs (long, thin, vermillion) spin around many "
         "times; slow pairs (short, thick, blue) have barely moved. Together the "
-        "hands tell every position apart, like a clock tells seconds from hours."
+        "hands tell every position apart, like a clock tells seconds from hours. "
+        "With more than eight pairs, eight hands from fast to slow are drawn bold "
+        "and the others faint; hover over any hand for its numbers."
     )
     formula = (
         r"$$\big(PE(t)_{2i},\,PE(t)_{2i+1}\big) = "
@@ -36,12 +54,13 @@ class Clock(Chart):
         "hands": Mark(
             hv.Segments,
             ("x0", "y0", "x1", "y1"),
-            (hv.Dimension("pair", label=_PAIR), "omega", "angle", "sin", "cos", "width"),
+            (hv.Dimension("pair", label=_PAIR), "omega", "angle", "sin", "cos", "width", "alpha"),
             choice="t",
             on_top=True,
             fields={
                 "color": Scale("pair", tuple(hands_palette(2)), colorbar=_PAIR),
                 "line_width": "width",
+                "alpha": "alpha",
             },
             style={
                 "tools": ["hover"],
@@ -69,9 +88,12 @@ class Clock(Chart):
         pairs = d // 2
         omega = sinusoidal_frequencies(d, base)
         # Drawing only: fast hands long and thin, slow hands short and thick,
-        # like a clock's second and hour hands.
+        # like a clock's second and hour hands; past BOLD_HANDS, most faint.
         length = np.linspace(1.0, 0.35, pairs) if pairs > 1 else np.ones(1)
         width = np.linspace(1.5, 5.0, pairs) if pairs > 1 else np.full(1, 3.0)
+        alpha = np.full(pairs, _FAINT[0])
+        alpha[bold_pairs(pairs)] = 1.0
+        width = np.where(alpha < 1.0, _FAINT[1], width)
 
         def hands(keys: np.ndarray) -> dict[str, Any]:
             first, count = int(keys.min()), len(keys)
@@ -88,6 +110,7 @@ class Clock(Chart):
                 "sin": sin.ravel(),
                 "cos": cos.ravel(),
                 "width": np.tile(width, count),
+                "alpha": np.tile(alpha, count),
                 KEY: np.repeat(keys, pairs),
             }
 

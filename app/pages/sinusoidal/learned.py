@@ -15,8 +15,16 @@ from positional_core.learned import (
 
 from ...chart import KEY, Chart, Choices, Frame
 from ...look import NO_ROW, WARNING, escape_text, plot_opts, warning_text_color
-from ...marks import labels, outline_rows, row_outline
-from .shared import LEARNED_PRESETS, image_row_step, row_view, rows_note, table_image, table_mark
+from ...marks import labels, outline_rows
+from .shared import (
+    LEARNED_PRESETS,
+    image_row_step,
+    position_outline,
+    row_view,
+    rows_note,
+    table_image,
+    table_mark,
+)
 
 
 class LearnedTable(Chart):
@@ -38,9 +46,9 @@ class LearnedTable(Chart):
             ("value (NaN = no row)", "@image{0.000}"),
             clipping_colors={"NaN": NO_ROW},
         ),
-        **row_outline("row", "t"),
+        **position_outline("row", "t"),
         "row_label": labels(size="11pt", choice="t", on_top=True),
-        **row_outline("no_row", "t", WARNING),
+        **position_outline("no_row", "t", WARNING),
         "no_row_label": labels(color=warning_text_color, size="11pt", choice="t", on_top=True),
     }
     options = plot_opts(height=340, invert_yaxis=True)
@@ -101,7 +109,7 @@ class LearnedTable(Chart):
         marks: dict[str, Choices] = {}
         for role, has_row in (("row", True), ("no_row", False)):
             rows = Choices(positions, lambda k, h=has_row: outlines(k, h), version=(p.n, max_len))
-            marks[f"{role}_outer"] = marks[f"{role}_inner"] = rows
+            marks[f"{role}_halo"] = marks[f"{role}_line"] = rows
             marks[f"{role}_label"] = Choices(
                 positions, lambda k, h=has_row: labels(k, h), version=(p.n, max_len, d)
             )

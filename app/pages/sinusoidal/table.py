@@ -11,8 +11,15 @@ from positional_core.sinusoidal import sinusoidal_encoding
 
 from ...chart import Chart, Choices, Frame
 from ...look import CODE_CLIM, plot_opts
-from ...marks import outline_rows, row_outline
-from .shared import image_row_step, row_view, rows_note, table_image, table_mark
+from ...marks import outline_rows
+from .shared import (
+    image_row_step,
+    position_outline,
+    row_view,
+    rows_note,
+    table_image,
+    table_mark,
+)
 
 
 def _code_rows(p: Any, start: int, stop: int, step: int) -> dict[str, Any]:
@@ -27,8 +34,8 @@ class CodeTable(Chart):
     caption = (
         "Each row is the code of one position, each column one dimension. "
         "Left columns (fast pairs) flip sign from one position to the next; "
-        "right columns (slow pairs) barely change. The black outline marks "
-        "position t. Colours are pinned to −1 … +1."
+        "right columns (slow pairs) barely change. The black outline with a white "
+        "edge marks position t. Colours are pinned to −1 … +1."
     )
     formula = (
         r"$$\begin{gathered}PE(t)_{2i} = \sin(t\,\omega_i),\quad "
@@ -40,7 +47,7 @@ class CodeTable(Chart):
         "image": table_mark(
             hv.Dimension("PE", label="code value PE(t)ⱼ"), ("PE", "@image{0.000}"), clim=CODE_CLIM
         ),
-        **row_outline("outline", "t"),
+        **position_outline("outline", "t"),
     }
     options = plot_opts(height=340, invert_yaxis=True)
     readout_depends = ("n", "d")
@@ -49,8 +56,8 @@ class CodeTable(Chart):
         rows = Choices(np.arange(p.n), outline_rows, version=(p.n,))
         return Frame(
             image=_code_rows(p, 0, p.n, image_row_step(p.n, p.d)),
-            outline_outer=rows,
-            outline_inner=rows,
+            outline_halo=rows,
+            outline_line=rows,
             x=(-0.5, p.d - 0.5),
             # The last drawn row may stand for positions past n − 1: not shown.
             y=(-0.5, p.n - 0.5),
