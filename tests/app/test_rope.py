@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import itertools
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -12,10 +14,13 @@ import panel as pn
 import pytest
 from bokeh.document import Document
 from bokeh.document.events import ColumnDataChangedEvent, ColumnsPatchedEvent, ModelChangedEvent
-from bokeh.models import ColumnDataSource
+from bokeh.models import ColumnDataSource, HoverTool
 from panel.io.state import set_curdoc
 
+from app.main import PAGES
 from app.pages.rope import BASES, FIXED_STARTS, RopePage
+from app.pages.rope.layouts import DIAGRAM_DIM
+from app.pages.rope.pair import NAME_GAP
 from app.urlstate import page_query
 from positional_core.extension import never_complete_turn
 from positional_core.rope import (
@@ -33,6 +38,7 @@ from positional_core.rope import (
 )
 
 from .drawn import on_a_loop, record_events, rendered
+from .test_sinusoidal import fixed_font_sizes
 
 #: Rows the score log keeps.
 LOG_ROWS = 50
@@ -425,7 +431,78 @@ class TestDrawnData:
         assert changed(theta=0.9) == {"rotated", "heads", "arc", "names"}
 
 
-# ---------------------------------------------------------------- R2 / R4
+def _names(page) -> np.ndarray:
+    names = drawn(page, "pair", "names")
+    return np.c_[names["c1"], names["c2"]]
+
+
+def _closest(spots: np.ndarray) -> float:
+    return min(float(np.hypot(*(a - b))) for a, b in itertools.combinations(spots, 2))
+
+
+class TestNames:
+    """The names of R1's four arrows (q, k, Rₘq, Rₙk) never sit on one another."""
+
+    @pytest.mark.parametrize(
+        "state",
+        [
+            {"m": 105, "n": 102},  # the quick check: the turned arrows 1.5 rad apart … and back
+            {"m": 105, "n": 102, "q_angle": 90.0, "k_angle": 0.0},
+            {"m": 105, "n": 105},
+            {"m": 0, "n": 0},  # each name on its content's name
+            {"m": 7, "n": 7, "k_angle": 0.0},  # all four arrows along one line
+            {"m": 3, "n": 3, "k_angle": 0.0, "q_len": 1.5, "k_len": 1.5, "theta": 0.0},
+        ],
+    )
+    def test_no_two_names_are_closer_than_the_gap(self, page, state):
+        page.set_state(**state)
+        spots = _names(page)
+        assert _closest(spots) >= NAME_GAP * (1 - 1e-9)
+        # … and inside the frame, with room for half a name on every side
+        _low, high = page.drawings["pair"].frame().x
+        assert np.abs(spots).max() <= high - 0.26
+        assert list(drawn(page, "pair", "names")["text"])[:2] == ["q", "k"]
+
+    def test_any_state_keeps_the_names_apart(self, page):
+        rng = np.random.default_rng(7)
+        for _ in range(150):
+            angle = float(rng.integers(-180, 181))
+            page.set_state(
+                m=int(rng.integers(0, 4097)),
+                n=int(rng.integers(0, 4097)),
+                theta=round(float(rng.uniform(0, 3.14)), 2),
+                q_angle=angle,
+                k_angle=float(np.clip(angle + rng.integers(-5, 6), -180, 180)),
+                q_len=round(float(rng.uniform(0.1, 1.5)), 2),
+                k_len=round(float(rng.uniform(0.1, 1.5)), 2),
+            )
+            assert _closest(_names(page)) >= NAME_GAP * (1 - 1e-9), page.param.values()
+
+    def test_names_with_room_stay_just_past_their_tips(self, page):
+        # The defaults: q = (1, 0), k = (0, 1), turned by 1 and 0.5 rad.
+        q, k = pair_from_polar(0, 1), pair_from_polar(90, 1)
+        rq, rk = apply_rope(q, 2, inv_freq=[0.5]), apply_rope(k, 1, inv_freq=[0.5])
+        expected = [q * 1.16, k * 1.16, rq * 1.2, rk * 1.2]
+        np.testing.assert_allclose(_names(page), expected, atol=1e-12)
+
+    @in_loop
+    def test_the_dragged_tips_raise_no_tooltip_over_the_arrows(self, page):
+        # Bokeh puts a point's tooltip on the side towards the frame's centre, over
+        # the arrows; after a drag the pointer rests on the tip. The arrowheads,
+        # which are not dragged, keep theirs.
+        _root, _doc = rendered(page)
+        hovered = {
+            id(renderer)
+            for tool in _plot(page).state.select(HoverTool)
+            for renderer in (tool.renderers if isinstance(tool.renderers, list) else [])
+        }
+        subs = sorted(_plot(page).subplots.values(), key=lambda s: s.zorder)
+        layer = dict(zip(page.drawings["pair"].chart.marks, subs, strict=True))
+        assert id(layer["heads"].handles["glyph_renderer"]) in hovered
+        assert id(layer["tips"].handles["glyph_renderer"]) not in hovered
+
+
+# ---------------------------------------------------------------- R2 / R7
 def _curves(page, chart: str) -> list[np.ndarray]:
     y = "score" if chart == "distance" else "score_mix"
     return [np.asarray(drawn(page, chart, m)[y]) for m in ("m0", "m100", "m1000", "yours")]
@@ -492,7 +569,7 @@ class TestScoreCurves:
         }
 
 
-# ------------------------------------------------------------------- R3
+# -------------------------------------------------------------- R4 / R5
 class TestAngles:
     def test_angles_are_wrapped_core_angles(self, page):
         page.set_state(d=16, base=100, max_distance=50, pair=5)
@@ -536,13 +613,13 @@ class TestAngles:
         assert page.param.pair.bounds == (0, 31)
 
 
-# ------------------------------------------------------------------- R4
+# ------------------------------------------------------------------- R6
 class TestLayouts:
     @pytest.mark.parametrize("d", [4, 16, 64])
     def test_diagram_pairs_are_the_core_pairs(self, page, d):
         page.d = d
         cells = drawn(page, "layouts", "cells")
-        shown = min(d, 16)
+        shown = min(d, DIAGRAM_DIM)
         for layout in ("interleaved", "half-split"):
             rows = np.asarray(cells["layout"]) == layout
             partner = dict(
@@ -557,11 +634,12 @@ class TestLayouts:
         assert "(i, i + 32)" in readout(page, "layouts")
         assert "(0, 32), (1, 33)" in readout(page, "layouts")
         assert (
-            page.drawings["layouts"].frame().x_label == "dimension of q and k (first 16 of d = 64)"
+            page.drawings["layouts"].frame().x_label
+            == f"dimension of q and k (first {DIAGRAM_DIM} of d = 64)"
         )
 
 
-# ------------------------------------------------------------------- R5
+# ------------------------------------------------------------------- R3
 def test_decay_curve_is_the_core_bound(page):
     page.set_state(d=128, base=10_000, max_distance=100)
     np.testing.assert_allclose(
@@ -654,3 +732,74 @@ def test_base_choices_cover_the_real_models():
     for real in (10_000, 500_000, 1_000_000):
         assert real in BASES
     assert list(BASES) == sorted(BASES)
+
+
+# ---------------------------------------------------------- figure numbers
+#: The pages whose figure numbers this checks. Every page's should be unique and in
+#: reading order; the other pages are being renumbered: add them here when they are
+#: (and move this test to test_pages.py).
+NUMBERED_PAGES = ("rope", "sinusoidal")
+_NUMBER = re.compile(r"([A-Z]+)(\d+)([a-z]?)")
+
+
+@pytest.mark.parametrize("slug", NUMBERED_PAGES)
+def test_figure_numbers_are_unique_and_in_reading_order(slug):
+    # A page's figures, in the order its cards are laid out (left to right, then down).
+    titles = [figure.title for figure in PAGES[slug]().figures.values()]
+    numbers = [_NUMBER.fullmatch(title.split(" · ")[0]) for title in titles]
+    assert all(numbers), titles
+    assert len({n[1] for n in numbers}) == 1, titles  # one letter per page
+    keys = [(int(n[2]), n[3]) for n in numbers]
+    assert keys == sorted(set(keys)), titles  # unique and increasing
+    assert sorted({k[0] for k in keys}) == list(range(1, keys[-1][0] + 1)), titles  # no gap
+
+
+def test_rope_figures_are_r1_to_r7_in_reading_order(page):
+    numbers = {name: figure.title.split(" · ")[0] for name, figure in page.figures.items()}
+    assert numbers == {
+        "pair": "R1",
+        "distance": "R2",
+        "decay": "R3",
+        "angles": "R4",
+        "wavelengths": "R5",
+        "layouts": "R6",
+        "mismatch": "R7",
+    }
+    assert list(numbers.values()) == [f"R{i}" for i in range(1, 8)]
+
+
+def _figures_named(text: str) -> set[int]:
+    """The RoPE figure numbers a text names: "R2 and R7", "R2–R5, R7"."""
+    out: set[int] = set()
+    for first, last in re.findall(r"R(\d)(?:–R(\d))?", text):
+        out |= set(range(int(first), int(last or first) + 1))
+    return out
+
+
+def _controls_of(chart) -> set[str]:
+    """The controls a figure follows: what it draws, its readout, its choices."""
+    choices = {control for mark in chart.marks.values() for control in mark.choice}
+    return {*chart.depends, *chart.readout_depends, *choices}
+
+
+def test_every_control_names_the_figures_it_moves(page):
+    # A control's label or help names figures by number: exactly those it changes.
+    number = {name: int(figure.title[1]) for name, figure in page.figures.items()}
+    for control in page.control_names():
+        moved = {
+            number[name]
+            for name, chart in RopePage.charts.items()
+            if control in _controls_of(chart)
+        }
+        parameter = page.param[control]
+        assert _figures_named(f"{parameter.label} {parameter.doc}") == moved, control
+
+
+# ------------------------------------------------------------------ fonts
+@pytest.mark.parametrize("d", [8, 64])
+def test_every_text_drawn_in_the_figures_is_at_least_12px(page, d):
+    # R6 printed each dimension's number at 7 pt (9 px).
+    page.d = d
+    root, _doc = rendered(page)
+    sizes = fixed_font_sizes(root)
+    assert len(sizes) >= 4 and min(sizes) >= 12

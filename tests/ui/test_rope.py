@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 from positional_core.rope import rope_frequencies, rotation_angles
 
 from .helpers import SET_SLIDER_JS, figure_data_events, new_server_errors, record_frames
+from .test_sinusoidal import FONT_SIZES_JS
 
 # Screen position of a data point of R1 (the figure with the point-draw tool),
 # from the figure's own scales: where the browser really draws it.
@@ -42,7 +43,7 @@ def errors(page: Page) -> list[str]:
 def _open(page: Page, url: str) -> None:
     page.goto(url)
     page.wait_for_selector("canvas", state="attached", timeout=30_000)
-    expect(page.get_by_text("R4 · Rotate with one layout, read with the other")).to_be_visible(
+    expect(page.get_by_text("R7 · Rotate with one layout, read with the other")).to_be_visible(
         timeout=30_000
     )
     page.wait_for_function(f"() => ({_R1_SCREEN.strip()})([0, 0]) !== null", timeout=30_000)
@@ -142,7 +143,7 @@ def test_link_opens_that_state(server, page: Page, errors):
     assert errors == []
 
 
-# The rows R3's two choice marks draw now: the bold pair's angles and the ring.
+# The rows the two choice marks of the pair draw now: R4's bold angles and R5's ring.
 _CHOSEN = """
 () => {
   const out = {};
@@ -157,16 +158,16 @@ _CHOSEN = """
 """
 
 
-def test_choosing_a_pair_draws_r3_in_the_browser_alone(server, page: Page, errors):
-    """The highlighted pair selects among rows the page shipped: R3's bold angles and
-    the ring round its wavelength follow in the browser, and no figure data comes back."""
+def test_choosing_a_pair_draws_r4_and_r5_in_the_browser_alone(server, page: Page, errors):
+    """The highlighted pair selects among rows the page shipped: R4's bold angles and
+    R5's ring round its wavelength follow in the browser, and no figure data comes back."""
     frames = record_frames(page)
     _open(page, f"{server['url']}?page=rope")
     page.wait_for_timeout(500)
     frames.clear()
     theta = rope_frequencies(64, 10_000)  # the defaults: d = 64, base 10,000, Δ ≤ 256
     for pair in (3, 20):
-        page.evaluate(SET_SLIDER_JS, ["Highlighted pair i (R3)", pair])
+        page.evaluate(SET_SLIDER_JS, ["Highlighted pair i (R4)", pair])
         page.wait_for_function(
             f"() => {{ const c = ({_CHOSEN.strip()})(); return c.ring && c.ring.pair[0] === {pair}"
             f" && c.angles.pair.every((p) => p === {pair}); }}",
@@ -180,4 +181,14 @@ def test_choosing_a_pair_draws_r3_in_the_browser_alone(server, page: Page, error
     page.wait_for_url(re.compile(r"[?&]pair=20(&|$)"), timeout=10_000)
     page.wait_for_timeout(300)
     assert figure_data_events(frames) == []
+    assert errors == []
+
+
+def test_every_text_in_the_figures_is_at_least_12px(server, page: Page, errors):
+    # R6 printed its dimensions' numbers at 7 pt (9 px).
+    _open(page, f"{server['url']}?page=rope&d=8")
+    sizes = page.evaluate(FONT_SIZES_JS)
+    assert len({kind for kind, _px in sizes}) >= 5
+    small = [(kind, px) for kind, px in sizes if px < 12 - 1e-6]
+    assert small == []
     assert errors == []

@@ -1,4 +1,4 @@
-"""R3 · Angle of each pair against position: a clock with d/2 hands, one pair in bold."""
+"""R4 · Angle of each pair against position: a clock with d/2 hands, one pair in bold."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def sample_pairs(d: int) -> np.ndarray:
 
 
 class Angles(Chart):
-    title = "R3 · Angle of each pair against position"
+    title = "R4 · Angle of each pair against position"
     caption = (
         "Each pair i turns by θᵢ per position; the angle wraps around at 2π. The "
         "fastest pair (vermillion) wraps every 6.3 positions, the slowest (blue) "

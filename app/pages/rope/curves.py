@@ -1,7 +1,7 @@
-"""R2 and R4 · The score of a seeded q and k against the offset Δ, one curve per query start.
+"""R2 and R7 · The score of a seeded q and k against the offset Δ, one curve per query start.
 
 Turned with one layout the curves lie on top of each other (R2, :class:`Distance`);
-read with the other layout they come apart (R4, :class:`Mismatch`).
+read with the other layout they come apart (R7, :class:`Mismatch`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ...look import OKABE_ITO, legend_outside, plot_opts, text_color
 
 __all__ = ["FIXED_STARTS", "Distance", "Mismatch"]
 
-#: The query positions of figures R2 and R4 (the reader adds a fourth).
+#: The query positions of figures R2 and R7 (the reader adds a fourth).
 FIXED_STARTS: tuple[int, ...] = (0, 100, 1000)
 #: One mark per start, and its legend label.
 _STARTS = {**{f"m{m}": f"m = {m:,}" for m in FIXED_STARTS}, "yours": "your m"}
@@ -33,7 +33,7 @@ _STYLES = (
 )
 _START = hv.Dimension("start", label="query position m")
 _OFFSET = "offset Δ = n − m (positions)"
-# R4's dimensions have names of their own: its axes must not link to R2's.
+# R7's dimensions have names of their own: its axes must not link to R2's.
 _MIX_DELTA = hv.Dimension("delta_mix", label=_OFFSET)
 _MIX_SCORE = hv.Dimension("score_mix", label="score, layouts mixed")
 
@@ -42,7 +42,7 @@ _MIX_SCORE = hv.Dimension("score_mix", label="score, layouts mixed")
 def _curves(
     d: int, base: int, layout: str, read_layout: str, seed: int, start: int, max_distance: int
 ) -> np.ndarray:
-    # A pure function of its arguments (R2 and R4 and their readouts read the same
+    # A pure function of its arguments (R2 and R7 and their readouts read the same
     # curves): sessions can share what it keeps.
     q, k = random_query_key(d, seed)
     offsets, starts = np.arange(max_distance + 1), [*FIXED_STARTS, start]
@@ -140,7 +140,7 @@ class Distance(_ScoreCurves):
 
 
 class Mismatch(_ScoreCurves):
-    title = "R4 · Rotate with one layout, read with the other"
+    title = "R7 · Rotate with one layout, read with the other"
     caption = (
         "The silent bug when weights and code disagree: the keys were rotated "
         "with the chosen layout (say, a checkpoint converted for one "

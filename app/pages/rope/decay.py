@@ -1,4 +1,4 @@
-"""R5 · Long-range decay: the RoFormer bound on the score against distance."""
+"""R3 · Long-range decay: the RoFormer bound on the score against distance."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ _BOUND = hv.Dimension("bound", label="bound factor (1/(d/2)) Σⱼ|Sⱼ|")
 
 
 class Decay(Chart):
-    title = "R5 · Long-range decay: the RoFormer bound"
+    title = "R3 · Long-range decay: the RoFormer bound"
     caption = (
         "Su et al. bound the score of any query and key by a content factor times "
         "this curve, which shrinks as the two tokens move apart: RoPE builds in a "

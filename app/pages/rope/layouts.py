@@ -1,4 +1,4 @@
-"""R4 · Which dimensions turn together: interleaved (2i, 2i+1) or half-split (i, i + d/2)."""
+"""R6 · Which dimensions turn together: interleaved (2i, 2i+1) or half-split (i, i + d/2)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from ...look import hands_palette, hands_scale, ink_on, plot_background, plot_op
 
 __all__ = ["DIAGRAM_DIM", "Layouts"]
 
-#: Dimensions drawn in the pairing diagram: enough to see both patterns.
-DIAGRAM_DIM = 16
+#: Dimensions drawn in the pairing diagram: enough to see both patterns, few
+#: enough that squares with 12 px numbers fit side by side on a phone.
+DIAGRAM_DIM = 8
 _ROWS = {"interleaved": 1.0, "half-split": 0.0}
 _SCALE = Scale("pair", tuple(hands_palette(2)))
 #: Points per arc (an arc is drawn as short straight pieces, all in one source).
@@ -23,7 +24,7 @@ _ARC = np.linspace(0, 1, 17)
 
 
 class Layouts(Chart):
-    title = "R4 · Which dimensions turn together"
+    title = "R6 · Which dimensions turn together"
     caption = (
         "Each square is a dimension of q (and k); an arc joins the two dimensions "
         "that rotate together, coloured from the fastest pair to the slowest. "
@@ -49,7 +50,7 @@ class Layouts(Chart):
             fields={"fill_color": _SCALE, "alpha": "alpha"},
             style={
                 "marker": "square",
-                "size": 15,
+                "size": 24,
                 "line_color": text_color,
                 "tools": ["hover"],
                 "hover_tooltips": [
@@ -66,7 +67,7 @@ class Layouts(Chart):
             ("dim", "row"),
             ("text",),
             fields={"text_color": "ink"},
-            style={"text_font_size": "7pt", "text_font_style": "bold"},
+            style={"text_font_size": "9pt", "text_font_style": "bold"},
         ),
     }
     options = plot_opts(
@@ -88,7 +89,7 @@ class Layouts(Chart):
             for i, (a, b) in enumerate(pair_indices(shown, layout).tolist()):
                 # An arc from dimension a to dimension b, higher for farther partners.
                 x = a + (b - a) * _ARC
-                lift = y + 0.12 + (0.08 + 0.05 * (b - a)) * 4 * _ARC * (1 - _ARC)
+                lift = y + 0.15 + (0.08 + 0.05 * (b - a)) * 4 * _ARC * (1 - _ARC)
                 for key, part in (
                     ("dim", x[:-1]),
                     ("dim_end", x[1:]),

@@ -1,4 +1,4 @@
-"""The RoPE page: its controls, the rule between them, and its layout (R1–R5)."""
+"""The RoPE page: its controls, the rule between them, and its layout (R1–R7)."""
 
 from __future__ import annotations
 
@@ -100,53 +100,54 @@ class RopePage(Page):
         doc="Length of the key's pair (R1).",
     )
 
-    # ------------------------------------------------------ R2–R5: one head
+    # ------------------------------------------------------ R2–R7: one head
     d = param.Integer(
         default=64,
         bounds=(2, 256),
         step=2,
         label="Head dimension d (even)",
-        doc="Width of the query and key vectors (R2–R5): d/2 pairs, each turning at "
+        doc="Width of the query and key vectors (R2–R7): d/2 pairs, each turning at "
         "its own speed. Real heads use 64 or 128.",
     )
     base = param.Selector(
         default=10_000,
         objects={f"{b:,}": b for b in BASES},
         label="Base (rope_theta)",
-        doc="Sets the slowest pair's speed, base^(−(d−2)/d) (R2–R5). 10,000 in the "
+        doc="Sets the slowest pair's speed, base^(−(d−2)/d) (R2–R5, R7). 10,000 in the "
         "RoPE paper and Llama 2; 500,000 in Llama 3; 1,000,000 in Code Llama.",
     )
     layout = param.Selector(
         default="interleaved",
         objects=list(LAYOUTS),
         label="Pair layout",
-        doc="Which dimensions turn together (R2, R4): interleaved (2i, 2i+1) as in the "
+        doc="Which dimensions turn together (R2, R6, R7): interleaved (2i, 2i+1) as in the "
         "RoPE paper, or half-split (i, i + d/2) as in GPT-NeoX and Hugging Face Llama.",
     )
     seed = param.Integer(
         default=0,
         bounds=(0, 99_999),
         label="Random q, k: seed",
-        doc="Seed of the random query and key contents of R2 and R4 "
+        doc="Seed of the random query and key contents of R2 and R7 "
         "(the button under R2 picks the next one).",
     )
     start = param.Integer(
         default=5000,
         bounds=(0, 1_000_000),
         label="Your start position",
-        doc="A fourth query position for R2 and R4, next to 0, 100 and 1,000.",
+        doc="A fourth query position for R2 and R7, next to 0, 100 and 1,000.",
     )
     max_distance = param.Integer(
         default=256,
         bounds=(16, 2048),
         label="Largest distance Δ",
-        doc="The x-axis of R2–R5 runs from 0 to this many positions.",
+        doc="The x-axis of R2, R3, R4 and R7 runs from 0 to this many positions "
+        "(R5 marks it with a dashed line).",
     )
     pair = param.Integer(
         default=8,
         bounds=(0, 127),
-        label="Highlighted pair i (R3)",
-        doc="The pair drawn in bold in R3 (0 is the fastest). At most d/2 − 1.",
+        label="Highlighted pair i (R4)",
+        doc="The pair drawn in bold in R4 and ringed in R5 (0 is the fastest). At most d/2 − 1.",
     )
 
     # --------------------------------------------------- state (not controls)
@@ -180,12 +181,12 @@ class RopePage(Page):
 
     # ---------------------------------------------------------------- layout
     def control_items(self) -> list[Any]:
-        """Two groups: the pair of R1, then the head of R2–R5."""
+        """Two groups: the pair of R1, then the head of R2–R7."""
         head = [n for n in self.control_names() if n not in CONTROLS]
         return [
             pn.pane.Markdown("**One pair (R1)**", margin=(0, 10)),
             self.param_group(CONTROLS),
-            pn.pane.Markdown("**A whole head (R2–R5)**", margin=(10, 10, 0, 10)),
+            pn.pane.Markdown("**A whole head (R2–R7)**", margin=(10, 10, 0, 10)),
             self.param_group(head),
         ]
 

@@ -23,17 +23,22 @@ from ...marks import circle, layer
 from ...numbers import fixed, integer, subscript
 from .score_log import contents, score_log_extras, terms
 
-__all__ = ["CONTROLS", "Pair"]
+__all__ = ["CONTROLS", "NAME_GAP", "Pair", "spread_names"]
 
 #: The controls of R1 (one pair), in the sidebar's order.
 CONTROLS = ("m", "n", "theta", "q_angle", "q_len", "k_angle", "k_len")
 _TINT = (OKABE_ITO["vermillion"], OKABE_ITO["blue"])
 _GREY = OKABE_ITO["grey"]
-_LIMITS = (-1.7, 1.7)
+# Room past the longest arrows (1.5) for their names, written 0.2 beyond the tip.
+_LIMITS = (-2.0, 2.0)
 # Names no other figure uses: Panel links the axes of plots that share a dimension.
 _C1 = hv.Dimension("c1", label="pair component 1")
 _C2 = hv.Dimension("c2", label="pair component 2")
 _SEGMENT = (_C1, _C2, "c1_end", "c2_end")
+#: Least distance between the anchors of two arrows' names, in the frame's units
+#: (4 across, 95 px each at full size): the widest name, "R₄₀₉₆q" in 12 pt bold,
+#: is about 0.5 wide and 0.17 tall, so names this far apart never overlap.
+NAME_GAP = 0.52
 
 
 def _mark(kind: type, kdims: tuple, vdims: tuple = (), **options: Any) -> Mark:
@@ -101,13 +106,9 @@ class Pair(Chart):
             size=17,
             line_color="#FFFFFF",
             line_width=2,
-            tools=["hover"],
-            hover_tooltips=[
-                ("content", "@vector (drag me)"),
-                ("components", "(@c1{0.000}, @c2{0.000})"),
-                ("direction", "@direction{0}°"),
-                ("length", "@length{0.00}"),
-            ],
+            # No hover: Bokeh puts a tooltip on the side of its point towards the
+            # frame's centre, over the arrows, and after a drag the pointer rests on
+            # the tip. Its numbers are the content sliders'.
         ),
     }
     options = plot_opts(
@@ -134,7 +135,9 @@ class Pair(Chart):
         # The angle between the rotated arrows (it alone sets the score), as an arc.
         between = (k_dir - q_dir + 180.0) % 360.0 - 180.0
         arc = np.radians(np.linspace(q_dir, q_dir + between, 40))
-        spots = np.array([_beyond(q, 0.16), _beyond(k, 0.16), _beyond(rq, 0.2), _beyond(rk, 0.2)])
+        spots = spread_names(
+            [_beyond(q, 0.16), _beyond(k, 0.16), _beyond(rq, 0.2), _beyond(rk, 0.2)]
+        )
         low, high = _LIMITS
         return Frame(
             circle=circle(),
@@ -224,6 +227,44 @@ def _from_origin(a: np.ndarray, b: np.ndarray) -> dict[str, Any]:
         "c2_end": [a[1], b[1]],
         "tint": _TINT,
     }
+
+
+def spread_names(
+    anchors: Any, gap: float = NAME_GAP, bound: float = _LIMITS[1] - NAME_GAP / 2
+) -> np.ndarray:
+    """The names' anchors ``(count, 2)``, moved so that no two are closer than ``gap``
+    and none is farther than ``bound`` from either axis (half a name inside the frame).
+
+    Two names that are too close slide apart across the line from the origin
+    through their midpoint (along the circle they sit on), each by half of what
+    is missing, keeping their order round the circle: each stays just past its
+    arrow's tip, beside the other. Names far from the others do not move.
+
+    >>> spread_names([(1.0, -0.05), (1.0, 0.05)]).round(2).tolist()
+    [[1.0, -0.26], [1.0, 0.26]]
+    """
+    spots = np.clip(np.array(anchors, dtype=float), -bound, bound)
+    for _ in range(100):
+        moved = False
+        for i in range(len(spots)):
+            for j in range(i + 1, len(spots)):
+                apart = spots[j] - spots[i]
+                if np.hypot(*apart) >= gap:
+                    continue
+                middle = (spots[i] + spots[j]) / 2
+                radius = float(np.hypot(*middle))
+                out = middle / radius if radius > 1e-9 else np.array([0.0, 1.0])
+                across = np.array([-out[1], out[0]])
+                along, outward = float(apart @ across), float(apart @ out)
+                # Slightly more than the least, so rounding leaves no pair short.
+                wanted = math.sqrt(gap**2 - min(outward**2, gap**2)) * 1.000001
+                shift = ((wanted if along >= 0 else -wanted) - along) / 2
+                spots[i] = np.clip(spots[i] - shift * across, -bound, bound)
+                spots[j] = np.clip(spots[j] + shift * across, -bound, bound)
+                moved = True
+        if not moved:
+            break
+    return spots
 
 
 def _beyond(v: np.ndarray, pad: float) -> tuple[float, float]:

@@ -1,4 +1,4 @@
-"""R3 · Wavelength of every pair: positions per full turn, on a log axis."""
+"""R5 · Wavelength of every pair: positions per full turn, on a log axis."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ _WAVELENGTH = hv.Dimension("wavelength", label="wavelength 2π/θᵢ (positions)
 
 
 class Wavelengths(Chart):
-    title = "R3 · Wavelength of every pair"
+    title = "R5 · Wavelength of every pair"
     caption = (
         "How many positions each pair needs for one full turn, on a log axis: "
         "from 2π ≈ 6.3 for pair 0 up to about 2π·base for the last pair, evenly "
