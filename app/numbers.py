@@ -2,7 +2,8 @@
 
 A true minus sign (−, not the hyphen), thousands separators, and tiny or huge
 values in scientific notation that a student can read (``1.1 × 10⁻¹²``, never
-a bare ``1.1e-12``).
+a bare ``1.1e-12``). A value that is 0 (or 1) up to floating-point rounding says
+so first: ``≈ 0 (1.1 × 10⁻¹²)``, ``≈ 1 (0.99984)``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import math
 from collections.abc import Iterable
 
 __all__ = [
+    "ROUNDING",
     "difference",
     "fixed",
     "integer",
@@ -19,11 +21,18 @@ __all__ = [
     "readable",
     "sci",
     "signed",
+    "similarity",
     "subscript",
     "tex",
 ]
 
 _SUBSCRIPTS = str.maketrans("0123456789-", "₀₁₂₃₄₅₆₇₈₉₋")
+_SUPERSCRIPTS = str.maketrans("0123456789−", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+#: A value at most this far from 0 is 0 up to floating-point rounding: two ways of
+#: computing the same float64 sums differ by about 10⁻¹⁶ per term, and nothing
+#: the pages show is meaningful this small.
+ROUNDING = 1e-9
 
 
 def _minus(text: str) -> str:
@@ -84,22 +93,41 @@ def sci(value: float, digits: int = 2) -> str:
 
 
 def difference(value: float) -> str:
-    """A max |Δ| between two computed arrays, in words.
+    """HTML for a max |Δ| between two computed arrays: ``≈ 0`` first when it is zero
+    up to rounding (at most :data:`ROUNDING`).
 
-    >>> difference(0.0), difference(1.1e-16)
-    ('0 (not one bit differs)', '1.1 × 10<sup>−16</sup> (equal up to rounding)')
+    >>> difference(0.0), difference(1.1e-12), difference(0.25)
+    ('0 (not one bit differs)', '≈ 0 (1.1 × 10<sup>−12</sup>)', '0.25')
     """
     if value == 0:
         return "0 (not one bit differs)"
-    return f"{sci(value)} (equal up to rounding)" if value <= 1e-12 else sci(value)
+    return f"≈ 0 ({sci(value)})" if abs(value) <= ROUNDING else sci(value)
+
+
+def similarity(value: float) -> str:
+    """A cosine similarity (or any value near 1) to three decimals, with one exception:
+    a value that three decimals would print as ``1.000`` but that is not 1 up to
+    rounding reads ``≈ 1`` and the decimals that show its gap to 1, plus one.
+
+    >>> similarity(0.35296), similarity(1 - 1e-15), similarity(0.999843)
+    ('0.353', '1.000', '≈ 1 (0.99984)')
+    """
+    text = fixed(value, 3)
+    if text != "1.000" or abs(1.0 - value) <= ROUNDING:
+        return text
+    digits = 4
+    while digits < 12 and fixed(value, digits) == fixed(1.0, digits):
+        digits += 1
+    return f"≈ 1 ({fixed(value, digits + 1)})"
 
 
 def readable(value: float, digits: int = 4) -> str:
-    """A value of any size as plain text: whole numbers in full, others to ``digits``
-    significant digits, ``e`` notation only past 10⁷ or below 10⁻³.
+    """A value of any size as plain text (no HTML: superscript digits): whole numbers
+    in full, others to ``digits`` significant digits, a power of ten only past 10⁷ or
+    below 10⁻³.
 
     >>> readable(500000.0), readable(1.1557e-4), readable(3.14159)
-    ('500,000', '1.156e−4', '3.142')
+    ('500,000', '1.156 × 10⁻⁴', '3.142')
     """
     value = float(value)
     if value == 0:
@@ -109,7 +137,7 @@ def readable(value: float, digits: int = 4) -> str:
     if abs(value) >= 1e7 or abs(value) < 1e-3:
         mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
         mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
-        return _minus(f"{mantissa}e{int(exponent)}")
+        return _minus(mantissa) + " × 10" + integer(int(exponent)).translate(_SUPERSCRIPTS)
     decimals = max(digits - 1 - math.floor(math.log10(abs(value))), 0)
     text = f"{value:,.{decimals}f}"
     if "." in text:

@@ -9,7 +9,7 @@ import numpy as np
 import panel as pn
 import pytest
 from bokeh.document.events import ColumnDataChangedEvent
-from bokeh.models import ColumnDataSource
+from bokeh.models import ColumnDataSource, GlyphRenderer, HStrip
 from panel.io.state import set_curdoc
 
 from app.pages.alibi import ALIBI_PRESETS, AlibiPage
@@ -150,8 +150,28 @@ def test_moving_the_row_moves_the_outline_only(page):
     with set_curdoc(doc):
         page.row = 3
     assert not [e for e in events if isinstance(e, ColumnDataChangedEvent) and e.model is image]
-    outline = drawn(page, "matrix", "outline_outer")
+    outline = drawn(page, "matrix", "outline_line")
     assert list(outline["y0"]) == [2.5] and list(outline["y1"]) == [3.5]
+
+
+def test_the_selected_row_is_outlined_black_on_a_white_halo(page):
+    """A2's outline was a 4 px black line with a white 1.5 px core: it read as two faint
+    grey lines (HoloViews draws spans at alpha 0.5). Now an opaque 3.5 px black line on
+    an 8 px white halo, drawn after (over) it."""
+    _root, _doc = rendered(page)
+    (plot,) = page.drawings["matrix"].plots()
+    strips = [
+        (r.glyph.line_color, r.glyph.line_width, r.glyph.line_alpha, r.glyph.fill_alpha)
+        for r in plot.state.renderers
+        if isinstance(r, GlyphRenderer) and isinstance(r.glyph, HStrip)
+    ]
+    assert strips == [("#FFFFFF", 8.0, 1, 0), ("#000000", 3.5, 1, 0)]
+    assert [r for r in plot.state.renderers if isinstance(r, GlyphRenderer)][
+        -1
+    ].glyph.line_width == 3.5
+    for part in ("outline_halo", "outline_line"):
+        outline = drawn(page, "matrix", part)
+        assert list(outline["y0"]) == [page.row - 0.5] and list(outline["y1"]) == [page.row + 0.5]
 
 
 # ----------------------------------------------------------- A3 the weights
@@ -255,6 +275,33 @@ def test_train_short_test_long_readout(page):
     assert "<b>−0.3906</b>" in text and "= 0.677" in text
     page.param.update(trained_len=64, distance=100)
     assert "already longer than any distance seen in training" in readout(page, "decay")
+
+
+#: A number in bare e-notation: 1.1e-12, −1.568e+04.
+BARE_E = re.compile(r"\d[eE][+−-]?\d")
+
+
+def test_large_biases_read_in_full_not_in_e_notation(page):
+    """−m·Δ for a steep head at Δ = 16,384 read −1.568e+04."""
+    page.param.update(heads=128, max_distance=16384, trained_len=16384, distance=16384)
+    page.head = 1
+    text = readout(page, "decay")
+    bias = -float(alibi_slopes(128)[0]) * 16384
+    assert f"bias −m·Δ = <b>{bias:,.0f}</b>".replace("-", "−") in text
+    assert not BARE_E.search(text), text
+
+
+def test_tiny_weight_differences_read_approximately_zero(page):
+    """The two bias forms' weights differ by rounding only: "≈ 0 (… × 10⁻¹⁶)", and the
+    spread of the two bias rows' difference likewise (it read a bare 1.8 × 10⁻¹⁵)."""
+    page.heads = 112
+    page.param.update(head=1, row=15)
+    text = readout(page, "weights")
+    delta = re.search(r"max \|Δ\| = <b>(.*?)</b>", text).group(1)
+    spread = re.search(r"with a spread of (.*?): that is m·i", text).group(1)
+    for value in (delta, spread):
+        assert re.fullmatch(r"≈ 0 \(\d\.\d × 10<sup>−1[5-7]</sup>\)", value), value
+    assert "the same weights" in text and not BARE_E.search(text)
 
 
 @pytest.mark.parametrize("label", sorted(ALIBI_PRESETS))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import numpy as np
 import panel as pn
@@ -392,7 +393,7 @@ def test_method_change_patches_the_plots_without_rebuilding(page):
 def test_band_readout_names_the_pair(page):
     page.pair = 63
     text = readout(page, "band")
-    assert "Pair 63: θ = 1.155e−4 rad per token" in text
+    assert "Pair 63: θ = 1.155 × 10⁻⁴ rad per token" in text
     assert "(7.53 % of a turn)" in text and "no scaling 1.892 rad (4×)" in text
     page.pair = 0
     assert "it turns 652 times within L" in readout(page, "band")
@@ -417,6 +418,55 @@ def test_slowdown_figure_and_ramp(page):
         "low (÷ factor)",
     }
     assert len(drawn(page, "methods", "ramp")["x0"]) == 0
+
+
+def test_figures_are_numbered_once_in_reading_order(page):
+    """E1 … E4 in the order the page shows them (E3's YaRN ramp was a second E3), and
+    the model card after them is E5."""
+    titles = [fig.title for fig in page.figures.values()]
+    assert list(page.figures) == list(ExtensionPage.charts)
+    assert [t.split(" ·")[0] for t in titles] == ["E1", "E2", "E3", "E4"]
+    assert titles[3] == "E4 · YaRN's ramp" and "drawn in E4" in page.figures["methods"].caption
+    cards = [c.title for c in page.content().select(pn.Card) if c.title]
+    assert [t.split(" ·")[0] for t in cards if t[:1] == "E"] == ["E1", "E2", "E3", "E4", "E5"]
+    assert "below (E5)" in page.intro
+
+
+def _attention_row(page) -> str:
+    text = re.sub(r"<[^>]+>", "", readout(page, "methods"))
+    return text[text.index("Attention factor") :]
+
+
+def test_yarn_attention_formula_is_the_default_rule_without_mscale(page):
+    """Default YaRN: 0.1·ln s + 1, in the formula and the readout."""
+    (formula,) = page.figures["methods"].extras
+    page.method = "yarn"
+    assert r"\text{attention factor} = 0.1\ln s + 1" in formula.object
+    assert "mscale" not in formula.object
+    assert _attention_row(page).startswith("Attention factor, 0.1·ln s + 11.13863")
+
+
+def test_deepseek_v3_attention_formula_is_the_mscale_ratio(page):
+    """DeepSeek-V3 sets mscale = mscale_all_dim = 1: the factor is the ratio
+    get_mscale(s, mscale) / get_mscale(s, mscale_all_dim) = 1, and the formula says so
+    (it read 0.1·ln s + 1 = 1.369 beside the value 1)."""
+    (formula,) = page.figures["methods"].extras
+    page.preset = "deepseek-v3-rope"
+    assert (page.method, page.mscale, page.mscale_all_dim) == ("yarn", 1.0, 1.0)
+    assert page.schedule().attention_factor == 1.0
+    assert r"\frac{0.1\cdot\text{mscale}\cdot\ln s + 1}" in formula.object
+    assert r"\text{mscale} = 1,\ \text{mscale\_all\_dim} = 1" in formula.object
+    assert r"0.1\ln s + 1" not in formula.object
+    assert _attention_row(page).startswith("Attention factor, the mscale / mscale_all_dim ratio1Ya")
+    page.mscale_all_dim = 0.5  # the ratio follows the knobs
+    assert r"\text{mscale\_all\_dim} = 0.5" in formula.object
+    ratio = (0.1 * np.log(40) + 1) / (0.05 * np.log(40) + 1)
+    assert _attention_row(page).startswith(
+        f"Attention factor, the mscale / mscale_all_dim ratio{ratio:.6g}"
+    )
+    page.attention_factor = 1.25  # given: it overrides both rules
+    assert r"\text{attention\_factor} = 1.25" in formula.object and "given" in formula.object
+    assert _attention_row(page).startswith("Attention factor, given by attention_factor1.25")
 
 
 def test_the_method_formula_follows_the_method(page):
@@ -656,7 +706,7 @@ def test_a_tiny_attention_factor_from_a_link_is_raised_with_a_note(page):
     """Found by the link fuzz: 4.5e-241 was raised to 0.001 without a word."""
     notes = page.apply_query({"attention_factor": "4.520767403848584e-241"})
     assert page.attention_factor == 0.001
-    assert any(n.startswith("attention_factor (4.52077e-241) is below 0.001") for n in notes)
+    assert any(n.startswith("attention_factor (4.521 × 10⁻²⁴¹) is below 0.001") for n in notes)
 
 
 def test_link_with_factor_only_sets_the_target(page):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import panel as pn
 import pytest
@@ -267,6 +269,20 @@ def test_nope_sits_beside_the_order_pages_causal_similarity(page):
     assert values["causal mask only"] == causal < 1
     assert values["no positions"] == pytest.approx(1.0, abs=1e-12)
     assert "a weak, implicit position signal, not an encoding" in page.figures["nope"].caption
+    labels = bars.get(1).dimension_values("text")
+    assert [t.strip() for t in labels] == ["1.000", "0.353"]
+    assert "weights are random with a fixed seed: other weights give other values, not " in (
+        column.objects[0].object
+    )
+
+
+def test_nope_readout_writes_tiny_gaps_as_powers_of_ten(page):
+    """From query 100 to 101 the weight changes by 9.7 × 10⁻⁵ (it read a bare 9.71e−05)."""
+    page.nope_len = 512
+    text = readout(page, "nope")
+    assert "changes by only <b>9.7 × 10<sup>−5</sup></b>" in text
+    assert "each of its 512 keys <b>0.001953</b>" in text
+    assert not re.search(r"\d[eE][+−-]?\d", text), text
 
 
 # ------------------------------------------------------------ preset, check

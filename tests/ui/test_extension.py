@@ -8,6 +8,8 @@ import io
 import pytest
 from playwright.sync_api import Page, expect
 
+from app.numbers import readable
+from app.pages.extension.shared import sci_hover
 from positional_core.rope import rope_frequencies
 
 from .helpers import SET_SLIDER_JS, figure_data_events, new_server_errors, record_frames
@@ -244,3 +246,20 @@ def test_choosing_a_pair_redraws_e1_and_e2_in_the_browser_alone(server, page: Pa
     page.wait_for_timeout(300)
     assert figure_data_events(frames) == []
     assert errors == []
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (1.1557e-4, "1.156 × 10⁻⁴"),
+        (-2.5e-9, "−2.5 × 10⁻⁹"),
+        (3.25e8 + 0.5, "3.25 × 10⁸"),
+        (0.4731, "0.4731"),
+        (1.0, "1"),
+    ],
+)
+def test_tooltips_write_powers_of_ten_like_the_readouts(page: Page, value, text):
+    """E1's and E3's θ tooltips ran toExponential: a bare 1.156e-4 beside readouts
+    reading 1.156 × 10⁻⁴. The formatter's own code, run by Chromium."""
+    code = sci_hover().code
+    assert page.evaluate(f"(value) => {{ {code} }}", value) == text == readable(value)

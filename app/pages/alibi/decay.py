@@ -18,7 +18,7 @@ from positional_core.alibi import (
 from ...chart import KEY, Chart, Choices, Frame, Mark, padded_data
 from ...look import OKABE_ITO, WARNING, plot_opts
 from ...marks import labels, layer, rule
-from ...numbers import difference, num, sci
+from ...numbers import difference, readable, sci
 from .shared import head_label
 
 #: Points per decay curve: on a log axis e^(−m·Δ) falls over two or three
@@ -156,9 +156,9 @@ class Decay(Chart):
         )
         return (
             f"<b>Train short, test long.</b> For {head_label(p.heads, p.head)}, a key "
-            f"Δ = {delta:,} positions back gets bias −m·Δ = <b>{num(near)}</b> at query "
+            f"Δ = {delta:,} positions back gets bias −m·Δ = <b>{readable(near)}</b> at query "
             f"position {delta:,}{inside}, and "
-            f"<b>{num(far)}</b> at query position {far_query:,} (4·L + Δ, far past it): "
+            f"<b>{readable(far)}</b> at query position {far_query:,} (4·L + Δ, far past it): "
             f"difference {difference(abs(near - far))}. Its weight factor "
             f"e<sup>−m·Δ</sup> = {sci(factor)}. {new}ALiBi has no absolute position "
             "anywhere, so a longer input shows the model only biases it already knows, plus "

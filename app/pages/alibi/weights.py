@@ -10,7 +10,7 @@ import numpy as np
 from ...chart import KEY, Chart, Choices, Frame, Mark
 from ...look import OKABE_ITO, plot_opts
 from ...marks import labels, layer, rule
-from ...numbers import difference, num, sci
+from ...numbers import ROUNDING, difference, num
 from .shared import FORM_LABELS, ROW_STRIDE, bias_hover, drawn_bias
 
 _J = hv.Dimension("x0", label="key position j")
@@ -141,11 +141,11 @@ class Weights(Chart):
         seen = slice(0, p.row + 1)
         shift = other.bias[p.row, seen] - data.bias[p.row, seen]
         spread = float(shift.max() - shift.min())
-        same = "the same weights" if delta <= 1e-12 else "different weights"
+        same = "the same weights" if delta <= ROUNDING else "different weights"
         return (
             f"<b>Row i = {p.row}</b>: {same} from {FORM_LABELS['distance']} and "
             f"{FORM_LABELS['column']}, max |Δ| = <b>{difference(delta)}</b>. The two bias "
-            f"rows differ by {num(abs(float(shift[0])))} on every visible key (spread "
-            f"{sci(spread)}): that is m·i, a constant for the whole row, and softmax ignores "
-            f"a constant. {own}"
+            f"rows differ by {num(abs(float(shift[0])))} on every visible key, with a spread "
+            f"of {difference(spread)}: that is m·i, a constant for the whole row, and softmax "
+            f"ignores a constant. {own}"
         )

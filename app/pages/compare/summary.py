@@ -11,15 +11,11 @@ import panel as pn
 from positional_core.attention import ORDER_PAIR
 
 from ...look import OKABE_ITO, WARNING, escape_text
-from ...numbers import fixed
+from ...numbers import ROUNDING, similarity
 from .columns import SCHEME_COLUMNS, SchemeColumn
 from .verdicts import VERDICT_CONTROLS, no_positions, order_check, verdict
 
 __all__ = ["summary_card", "summary_table", "verdict_html"]
-
-#: Decimals of a similarity: with three, the learned table's 0.99984 (order-aware)
-#: would read 1.000, the value of an order-blind scheme.
-_DECIMALS = 4
 
 #: Verdict kinds → (edge colour, background): colour-blind safe, the text keeps
 #: the theme's colour (readable on light and dark), and every badge says its
@@ -52,9 +48,11 @@ td.num { font-variant-numeric: tabular-nums; }
 
 
 def _similarity(value: float, sep: str) -> str:
-    """A similarity of the order check and its word, every one with the same decimals."""
-    words = "order-blind" if abs(1.0 - value) <= 1e-12 else "order-aware"
-    return f"{fixed(value, _DECIMALS)}{sep} {words}"
+    """A similarity of the order check and its word, by the one rule of every similarity
+    (:func:`app.numbers.similarity`): three decimals, and the learned table's 0.99984,
+    order-aware, reads "≈ 1 (0.99984)", never the "1.000" of an order-blind scheme."""
+    words = "order-blind" if abs(1.0 - value) <= ROUNDING else "order-aware"
+    return f"{similarity(value)}{sep} {words}"
 
 
 def verdict_html(p: Any, scheme: SchemeColumn) -> str:
@@ -64,7 +62,7 @@ def verdict_html(p: Any, scheme: SchemeColumn) -> str:
     check = order_check(scheme)
     order = f"Order: “{ORDER_PAIR[0]}” vs “{ORDER_PAIR[1]}” → {_similarity(check.own, ',')}"
     if scheme.order_causal:
-        order += f" (causal mask alone: {fixed(check.without, _DECIMALS)})"
+        order += f" (causal mask alone: {similarity(check.without)})"
     return (
         f'{_VERDICT_CSS}<div class="verdict"><span class="badge" style="border-color:{color};'
         f'background:{background}">{escape_text(v.headline)}</span>'
@@ -77,7 +75,7 @@ def _order_cell(scheme: SchemeColumn) -> str:
     check = order_check(scheme)
     text = _similarity(check.own, ":")
     if scheme.order_causal:
-        text += f" with its causal mask (the mask alone: {fixed(check.without, _DECIMALS)})"
+        text += f" with its causal mask (the mask alone: {similarity(check.without)})"
     if not np.isnan(check.symmetric):
         text += (
             f"; symmetric −m·|i − j|: {_similarity(check.symmetric, ',')} for this pair — "
@@ -107,7 +105,8 @@ def summary_table(p: Any) -> str:
     note = (
         "<p>With no position information at all the two sentences give "
         f"{_similarity(no_positions(), ':')}. Every value above is computed "
-        "by the same fixed attention layer as the Order page.</p>"
+        "by the same attention layer as the Order page, whose weights are random with a "
+        "fixed seed: other weights give other values, not other verdicts.</p>"
     )
     return f'<div class="wrap"><table>{head}{"".join(rows)}</table></div>{note}'
 

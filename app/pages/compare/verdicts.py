@@ -25,7 +25,7 @@ from positional_core.relative import t5_new_buckets
 from positional_core.sinusoidal import sinusoidal_frequencies
 from positional_core.stretch import StretchSchedule, StretchSettings, stretch_schedule
 
-from ...numbers import integer, num, readable, sci
+from ...numbers import difference, integer, num, readable, sci
 from .columns import T5_HEADS, T5_LAST_BUCKET, T5_SETTINGS, SchemeColumn
 
 __all__ = [
@@ -158,7 +158,7 @@ def alibi_verdict(trained_len: int, target_len: int, heads: int) -> Verdict:
     edge = float(alibi_weight_factors([shallow], [trained_len])[0, 0])
     detail = (
         "At every distance seen in training the bias at L′ is the same as at L "
-        f"(steepest and shallowest of the {heads} heads: max |Δ| = <b>{num(worst)}</b>)."
+        f"(steepest and shallowest of the {heads} heads: max |Δ| = <b>{difference(worst)}</b>)."
     )
     if target_len > trained_len:
         detail += (

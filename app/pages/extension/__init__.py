@@ -1,4 +1,4 @@
-"""Page "Context extension": stretching a RoPE model past its trained length (E1–E4)."""
+"""Page "Context extension": stretching a RoPE model past its trained length (E1–E5)."""
 
 from .models import PRESET_LABELS
 from .page import ExtensionPage

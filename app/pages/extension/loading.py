@@ -32,7 +32,7 @@ class ModelLoading:
         if extra:
             self.param.update(extra)
 
-    # ------------------------------------------------------- models (E4)
+    # ------------------------------------------------------- models (E5)
     def _preset_state(
         self, name: str, values: dict[str, Any]
     ) -> tuple[dict[str, Any], dict[str, Any]]:

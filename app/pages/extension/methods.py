@@ -1,5 +1,5 @@
-"""E3 · What the method does to each pair: the slow-down θᵢ/θ′ᵢ, the method's numbers,
-and YaRN's ramp (how far each pair is interpolated, shown with the YaRN method)."""
+"""E3 · What the method does to each pair: the slow-down θᵢ/θ′ᵢ and the method's numbers;
+E4 · YaRN's ramp (how far each pair is interpolated, shown with the YaRN method)."""
 
 from __future__ import annotations
 
@@ -37,6 +37,7 @@ BANDS = {
 _RAMP_FORMULA = (
     r"r_i = \mathrm{clip}\!\left(\frac{i - \mathrm{lo}}{\mathrm{hi} - \mathrm{lo}}, 0, 1\right)"
 )
+#: Each method's formula; YaRN's and LongRoPE's ``{attention}`` is filled by :func:`method_formula`.
 METHOD_FORMULAS = {
     "default": r"$$\theta'_i = \theta_i = b^{-2i/d}$$",
     "linear": (
@@ -51,7 +52,7 @@ METHOD_FORMULAS = {
     "yarn": (
         r"$$\begin{gathered}\theta'_i = (1 - r_i)\,\theta_i + r_i\,\frac{\theta_i}{s},\quad "
         + _RAMP_FORMULA
-        + r" \\\text{attention factor} = 0.1\ln s + 1\end{gathered}$$"
+        + r" \\ {attention}\end{gathered}$$"
     ),
     "llama3": (
         r"$$\begin{gathered}\theta'_i = \theta_i \ \text{ if } \lambda_i < L/h,\qquad "
@@ -62,9 +63,55 @@ METHOD_FORMULAS = {
     "longrope": (
         r"$$\begin{gathered}\theta'_i = \frac{\theta_i}{f_i},\quad f = \text{short\_factor}"
         r" \text{ if } S \le L,\ \text{long\_factor} \text{ if } S > L \\"
-        r"\text{attention factor} = \sqrt{1 + \frac{\ln s}{\ln L}}\end{gathered}$$"
+        r"{attention}\end{gathered}$$"
     ),
 }
+
+#: The attention factor each method derives from s when the config gives none.
+_ATTENTION_FORMULAS = {
+    "yarn": r"0.1\ln s + 1",
+    "longrope": r"\sqrt{1 + \frac{\ln s}{\ln L}}",
+}
+_MSCALE_FORMULA = (
+    r"\frac{0.1\cdot\text{mscale}\cdot\ln s + 1}{0.1\cdot\text{mscale\_all\_dim}\cdot\ln s + 1}"
+)
+
+
+def attention_rule(
+    method: str, mscale: float, mscale_all_dim: float, attention_factor: float
+) -> str:
+    """Which rule sets the attention factor: ``"given"`` (the config's attention_factor),
+    ``"mscale"`` (YaRN with mscale and mscale_all_dim both set, as transformers'
+    ``get_mscale(s, mscale) / get_mscale(s, mscale_all_dim)``) or ``"formula"``."""
+    if attention_factor > 0:
+        return "given"
+    if method == "yarn" and mscale and mscale_all_dim:  # transformers: both non-zero
+        return "mscale"
+    return "formula"
+
+
+def method_formula(
+    method: str, mscale: float = 0.0, mscale_all_dim: float = 0.0, attention_factor: float = 0.0
+) -> str:
+    """The method's formula, with the attention factor's rule that applies to these knobs."""
+    formula = METHOD_FORMULAS[method]
+    if method not in _ATTENTION_FORMULAS:
+        return formula
+    rule = attention_rule(method, mscale, mscale_all_dim, attention_factor)
+    if rule == "given":
+        attention = (
+            r"\text{attention factor} = \text{attention\_factor} = "
+            rf"{readable(attention_factor)}\ \text{{(given in the config)}}"
+        )
+    elif rule == "mscale":
+        attention = (
+            rf"\text{{attention factor}} = {_MSCALE_FORMULA},\quad \text{{mscale}} = "
+            rf"{readable(mscale)},\ \text{{mscale\_all\_dim}} = {readable(mscale_all_dim)}"
+        )
+    else:
+        attention = rf"\text{{attention factor}} = {_ATTENTION_FORMULAS[method]}"
+    return formula.replace("{attention}", attention)
+
 
 _REFERENCE = ("linear", "ntk")
 _NTK_ROW = "NTK-aware base b·s<sup>d/(d−2)</sup>"
@@ -92,8 +139,9 @@ class Methods(Chart):
         "slows every pair by s, blurring the fast pairs that tell neighbouring "
         "tokens apart; NTK-aware scaling leaves the fastest pair alone and slows the "
         "slowest by s. YaRN and Llama 3 keep fast pairs, interpolate slow ones and "
-        "blend in between (YaRN's ramp is shaded); YaRN also sharpens attention by "
-        "its attention factor. The numbers below are the core's."
+        "blend in between (YaRN's ramp is shaded here, and drawn in E4 when YaRN is "
+        "selected); YaRN also sharpens attention by its attention factor. The numbers "
+        "below are the core's."
     )
     formula = r"$$\text{slow-down}_i = \frac{\theta_i}{\theta'_i},\qquad s = \frac{L'}{L}$$"
     depends = FREQUENCY
@@ -184,7 +232,7 @@ class Methods(Chart):
             f"{readable(sch.theta[0])} → <b>{readable(sch.scaled[0])}</b> rad"
         )
         rows["Slowest pair slowed by"] = f"{readable(sch.slowest_slowdown)}×"
-        rows["Attention factor"] = f"<b>{readable(sch.attention_factor, 6)}</b>"
+        rows[_attention_label(p)] = f"<b>{readable(sch.attention_factor, 6)}</b>"
         if sch.yarn_range is not None:
             low, high = (readable(end) for end in sch.yarn_range)
             rows["YaRN ramp (pairs below keep speed, above ÷ s)"] = f"<b>{low}</b> … <b>{high}</b>"
@@ -203,12 +251,25 @@ class Methods(Chart):
         return rows_html(rows, highlight)
 
     def extras(self, p: Any) -> list[Any]:
-        formula = pn.bind(METHOD_FORMULAS.get, p.param.method)
+        formula = pn.bind(method_formula, *(p.param[name] for name in ("method", *ATTENTION)))
         return [formula_pane(formula, margin=(0, 10))]
 
 
+def _attention_label(p: Any) -> str:
+    """The readout's name of the attention factor, with the rule that sets it (the
+    formula under the readout spells it out)."""
+    if p.method not in _ATTENTION_FORMULAS:
+        return "Attention factor"
+    rule = attention_rule(p.method, p.mscale, p.mscale_all_dim, p.attention_factor)
+    if rule == "given":
+        return "Attention factor, given by attention_factor"
+    if rule == "mscale":
+        return "Attention factor, the mscale / mscale_all_dim ratio"
+    return "Attention factor, " + ("0.1·ln s + 1" if p.method == "yarn" else "√(1 + ln s / ln L)")
+
+
 class Ramp(Chart):
-    title = "E3 · YaRN's ramp"
+    title = "E4 · YaRN's ramp"
     caption = (
         "YaRN's ramp r<sub>i</sub>: 0 keeps pair i, 1 divides it by s. Pairs that turn "
         "more than beta_fast times within L keep their speed, pairs that turn fewer "

@@ -1,4 +1,4 @@
-"""E4 · Real models: presets, a pasted or uploaded config.json, and what they set.
+"""E5 · Real models: presets, a pasted or uploaded config.json, and what they set.
 
 A config is read by the core (:func:`~positional_core.hf_config.load_json_config`,
 :func:`~positional_core.hf_config.read_rope_config`); any refusal is shown next
@@ -29,7 +29,7 @@ from ...look import escape_text
 from ...numbers import readable
 from .shared import MAX_TARGET, METHODS, rows_html
 
-__all__ = ["CUSTOM", "PRESET_LABELS", "ModelCard", "e4_card", "preset_card", "preset_values"]
+__all__ = ["CUSTOM", "PRESET_LABELS", "ModelCard", "models_card", "preset_card", "preset_values"]
 
 #: Preset file name → label, in menu order (RoPE models first).
 PRESET_LABELS: dict[str, str] = {
@@ -74,7 +74,7 @@ LONGROPE_LONG: tuple[float, ...] = tuple(_LONGROPE_INFO.params["long_factor"])
 
 #: Longest config text shown in the page (the core accepts up to 256 KB).
 _SHOWN_CONFIG_CHARS = 12_000
-_E4_CSS = """
+_MODELS_CSS = """
 .muted { opacity: 0.8; }
 .caption { font-size: 0.9em; line-height: 1.4; margin: 0; }
 pre.config { max-height: 320px; overflow: auto; white-space: pre-wrap; word-break: break-all;
@@ -85,7 +85,7 @@ pre.config { max-height: 320px; overflow: auto; white-space: pre-wrap; word-brea
 
 @dataclass(frozen=True)
 class ModelCard:
-    """The model shown in E4: a preset or a pasted/uploaded config."""
+    """The model shown in E5: a preset or a pasted/uploaded config."""
 
     label: str
     source: str  # "preset", "pasted", "uploaded"
@@ -218,7 +218,7 @@ def no_rope_html(error: NoRopeError) -> str:
 
 
 def model_html(page: Any) -> str:
-    """E4's numbers: what the model's config says, and what was changed since."""
+    """E5's numbers: what the model's config says, and what was changed since."""
     card: ModelCard | None = page.model
     if card is None:
         return (
@@ -335,10 +335,10 @@ def _paste_box(page: Any) -> pn.Column:
 
 
 def _html(content: Any, **params: Any) -> pn.pane.HTML:
-    return pn.pane.HTML(content, stylesheets=[_E4_CSS], sizing_mode="stretch_width", **params)
+    return pn.pane.HTML(content, stylesheets=[_MODELS_CSS], sizing_mode="stretch_width", **params)
 
 
-def e4_card(page: Any) -> pn.Card:
+def models_card(page: Any) -> pn.Card:
     """The card: the model's numbers and config beside the paste and upload box."""
     follows = [page.param[n] for n in ("model", "loaded", *page.control_names())]
     model = pn.Column(
@@ -350,7 +350,7 @@ def e4_card(page: Any) -> pn.Card:
     )
     return pn.Card(
         card_grid(model, _paste_box(page)),
-        title="E4 · Real models: the config, its numbers, and your own config.json",
+        title="E5 · Real models: the config, its numbers, and your own config.json",
         collapsible=False,
         sizing_mode="stretch_width",
         margin=(6, 6),

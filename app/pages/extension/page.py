@@ -1,4 +1,4 @@
-"""The Context extension page: its controls, the rules between them, and its layout (E1–E4).
+"""The Context extension page: its controls, the rules between them, and its layout (E1–E5).
 
 A model trained on ``L`` tokens has seen, on pair ``i``, only the angles
 ``[0, θ_i·L)``. Serving ``L′ > L`` tokens shows its slow pairs angles it never
@@ -26,6 +26,7 @@ import param
 from positional_core.stretch import StretchSchedule
 
 from ...cards import card_grid
+from ...numbers import readable
 from ...page import Page
 from ...widgets import LogSlider
 from . import models
@@ -50,7 +51,7 @@ class ExtensionPage(ModelLoading, ExtensionControls, Page):
         "dimensions, the angles from 0 up to θ<sub>i</sub>·<em>L</em>. Serve it longer and "
         "its slow pairs turn to angles it never saw in training. The scaling methods of a "
         "<code>rope_scaling</code> block slow the pairs down so they stay in that band. Pick a "
-        "real model in the sidebar, or paste its <code>config.json</code> below (E4)."
+        "real model in the sidebar, or paste its <code>config.json</code> below (E5)."
     )
     charts: ClassVar[dict[str, Any]] = {
         "schedule": Schedule,
@@ -131,8 +132,8 @@ class ExtensionPage(ModelLoading, ExtensionControls, Page):
             fixed["high_freq_factor"], fixed["low_freq_factor"] = high, low
         if 0 < fixed["attention_factor"] < 0.001:
             notes.append(
-                f"attention_factor ({fixed['attention_factor']:g}) is below 0.001 (0 means: "
-                "from the formula); set to 0.001."
+                f"attention_factor ({readable(fixed['attention_factor'])}) is below 0.001 "
+                "(0 means: from the formula); set to 0.001."
             )
             fixed["attention_factor"] = 0.001
         L = fixed["trained_len"]
@@ -260,12 +261,12 @@ class ExtensionPage(ModelLoading, ExtensionControls, Page):
 
     def _arrange(self, cards: list[pn.viewable.Viewable]) -> pn.viewable.Viewable:
         # E1 and E2 side by side; E3 beside the paste box would squeeze both, so E3
-        # (with YaRN's ramp under it, for YaRN) and E4 each get a full row.
+        # (with E4, YaRN's ramp, under it, for YaRN) and E5 each get a full row.
         schedule, band, methods, ramp = cards
         return pn.Column(
             card_grid(schedule, band),
             methods,
             self._for_methods({"yarn"}, ramp),
-            models.e4_card(self),
+            models.models_card(self),
             sizing_mode="stretch_width",
         )

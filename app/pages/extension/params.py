@@ -31,7 +31,7 @@ class ExtensionControls(param.Parameterized):
         default=DEFAULT_PRESET,
         objects=PRESET_OBJECTS,
         label="Model preset",
-        doc="Fills every control from a real model's config.json (E4). Models without "
+        doc="Fills every control from a real model's config.json (E5). Models without "
         "RoPE say which positions they use instead.",
     )
     d = param.Integer(
@@ -159,12 +159,12 @@ class ExtensionControls(param.Parameterized):
     longrope_source = param.String(
         default=PRESET_LABELS[LONGROPE_PRESET], precedence=-1, doc="Where the factors come from."
     )
-    model = param.Parameter(default=None, precedence=-1, doc="The ModelCard shown in E4.")
+    model = param.Parameter(default=None, precedence=-1, doc="The ModelCard shown in E5.")
     loaded = param.Dict(
         default=None,
         allow_None=True,
         precedence=-1,
-        doc="The controls as the model shown in E4 set them (to list what changed since).",
+        doc="The controls as the model shown in E5 set them (to list what changed since).",
     )
     config_errors = param.List(
         default=[], item_type=str, precedence=-1, doc="Why the last pasted config was refused."

@@ -16,6 +16,7 @@ from positional_core.stretch import STATUS, reference_frequencies
 from ...chart import KEY, Chart, Choices, Frame, Mark
 from ...look import OKABE_ITO, escape_text, plot_opts
 from ...marks import labels, ring, rule
+from ...numbers import readable
 from .shared import FREQUENCY, METHODS, PAIR, SERVED, sci_hover
 
 #: Each status of :data:`positional_core.stretch.STATUS`: its legend label and colour
@@ -232,7 +233,7 @@ class Schedule(Chart):
         return (
             f"<b>{count}</b> of {pairs} pairs ({which}): a pair completes a turn "
             f"only if its wavelength 2π/θᵢ is below L = {L:,}. The slowest "
-            f"turns {slowest:.3g} rad by position L ({100 * turns:.3g} % of "
+            f"turns {readable(slowest, 3)} rad by position L ({readable(100 * turns, 3)} % of "
             "a turn). These are the pairs that meet unseen angles as soon as you serve "
             "more than L tokens (for d = 128, base 10,000, L = 4,096 the answer is 18)."
         )

@@ -118,7 +118,21 @@ def rows_html(rows: Mapping[str, str], highlight: Collection[str] = ()) -> str:
 
 
 #: Hover text of a speed θ in scientific notation (1.155e-4).
-sci_hover = js_hover("return value.toExponential(3)")
+#: A tooltip's number as :func:`app.numbers.readable` writes it: four significant
+#: digits, and a power of ten (superscript digits, never 1.2e-4) past 10⁷ or below 10⁻³.
+sci_hover = js_hover(
+    r"""
+    if (value === 0 || !Number.isFinite(value)) return String(value);
+    const a = Math.abs(value);
+    if (a >= 1e-3 && a < 1e7) return Number(value.toPrecision(4)).toString().replace('-', '−');
+    const [m, e] = value.toExponential(3).split('e');
+    const sup = {'0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶',
+                 '7': '⁷', '8': '⁸', '9': '⁹', '-': '⁻'};
+    const power = Array.from(String(Number(e)), (c) => sup[c]).join('');
+    const mantissa = m.replace(/\.?0+$/, '').replace('-', '−');
+    return mantissa + ' × 10' + power;
+    """
+)
 
 
 def method_lines(

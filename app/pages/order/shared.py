@@ -21,9 +21,10 @@ from positional_core.attention import OrderLayer, match_rows, parse_sentence
 from ...chart import Chart, Frame, Mark
 from ...look import OKABE_ITO, plot_opts, text_color
 from ...marks import image_columns
-from ...numbers import fixed
+from ...numbers import similarity
 
 __all__ = [
+    "SEED_NOTE",
     "VARIANTS",
     "VARIANT_COLORS",
     "VARIANT_LABELS",
@@ -59,17 +60,25 @@ WORD_CHARS = 14
 #: Numbers per row (the layer's width), and the gap in cells between the two
 #: sentences' matrices (room for the lines joining equal rows).
 DIM = OrderLayer().d
+LAYER_SEED = OrderLayer().seed
 GAP = 7
 OFFSET = DIM + GAP
 
 
+#: Why the values differ from other explainers' (said where they are shown).
+SEED_NOTE = (
+    f"The layer's weights are random numbers drawn with a fixed seed ({LAYER_SEED}), so "
+    "the exact values depend on that seed: other weights, as in another explainer, give "
+    "other numbers, but not another conclusion (exactly 1 without positions, below 1 "
+    "with them)."
+)
+
+
 def similarity_text(value: float) -> str:
-    """Three decimals; six for a value below 1 that three would print as "1.000"
-    (a value 1 up to rounding, as a reordering gives with no positions, stays "1.000")."""
-    text = fixed(value, 3)
-    if text == "1.000" and fixed(value, 6) != "1.000000":
-        return fixed(value, 6)
-    return text
+    """Three decimals, as every similarity in the app (:func:`app.numbers.similarity`):
+    a value 1 up to rounding, as a reordering gives with no positions, reads "1.000";
+    one that is not 1 but would print so reads "≈ 1 (0.99993)"."""
+    return similarity(value)
 
 
 def short(word: str) -> str:

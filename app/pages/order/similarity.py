@@ -12,7 +12,14 @@ from positional_core.attention import order_similarity
 from ...chart import Frame, Mark
 from ...look import escape_text, plot_opts
 from ...marks import labels
-from .shared import VARIANT_COLORS, VARIANT_LABELS, VARIANTS, SentenceChart, similarity_text
+from .shared import (
+    SEED_NOTE,
+    VARIANT_COLORS,
+    VARIANT_LABELS,
+    VARIANTS,
+    SentenceChart,
+    similarity_text,
+)
 
 _COS = hv.Dimension("x0", label="cosine similarity of the averaged outputs")
 _VARIANT = hv.Dimension("y0", label="position information")
@@ -75,6 +82,7 @@ class Similarity(SentenceChart):
         at = np.arange(len(cos), dtype=float)  # top to bottom (the y axis is inverted)
         names = [VARIANT_LABELS[key] for key in values]
         low = min(0.0, float(cos.min()))
+        texts = [similarity_text(v) for v in cos]
         return Frame(
             bars={
                 "x0": np.zeros(len(cos)),
@@ -85,8 +93,9 @@ class Similarity(SentenceChart):
                 "cos": cos,
                 "tint": [VARIANT_COLORS[key] for key in values],
             },
-            values={"x": cos, "y": at, "text": ["  " + similarity_text(v) for v in cos]},
-            x=(low, 1.32),
+            values={"x": cos, "y": at, "text": ["  " + text for text in texts]},
+            # Room right of the bars for their values ("≈ 1 (0.99993)" is the longest).
+            x=(low, 1.32 if max(map(len, texts)) <= 6 else 1.6),
             y=(-0.6, len(cos) - 0.4),
             x_ticks=[x / 5 for x in range(round(low * 5), 6)],
             y_ticks=list(zip(at.tolist(), names, strict=True)),
@@ -105,7 +114,7 @@ class Similarity(SentenceChart):
                 "B does not use the same words as A, so even without positions the "
                 "outputs differ. Type the words of A in another order to see the effect."
             )
-        return f"A = “{a}”, B = “{b}”. {why}"
+        return f"A = “{a}”, B = “{b}”. {why} {SEED_NOTE}"
 
     def answer(self, p: Any) -> str:
         values = {key: similarity_text(v) for key, v in similarities(p).items()}

@@ -13,7 +13,7 @@ from positional_core.relative import t5_bias_matrix, t5_random_bucket_biases, t5
 from ...chart import KEY, Chart, Choices, Frame
 from ...look import plot_opts
 from ...marks import image_stack, js_hover, object_column, square_image
-from ...numbers import num
+from ...numbers import sci
 from .shared import BIAS_SEED, regions, t5_settings
 
 #: The bucket index of a cell the causal mask hides: past every bucket the page
@@ -100,7 +100,7 @@ class BiasMatrix(Chart):
         last = int(t5_relative_bucket(-start, **t5_settings(p)))
         far = (
             f"Keys {start:,} or more positions before the query all get "
-            f"bucket {last}'s bias, {num(float(column[last]), 3)}: past that distance this "
+            f"bucket {last}'s bias, {sci(float(column[last]), 2)}: past that distance this "
             "head cannot tell them apart."
             if start < n
             else f"At n = {n:,} no key is far enough ({start:,}) to reach "

@@ -13,7 +13,7 @@ from positional_core.relative import nope_row_weight
 
 from ...chart import Chart, Frame, Mark
 from ...look import OKABE_ITO, plot_opts, text_color
-from ...numbers import num
+from ...numbers import num, sci, similarity
 
 _I = hv.Dimension("i", label="query position i")
 _W = hv.Dimension("weight", label="weight on each visible key")
@@ -43,7 +43,7 @@ def order_bars() -> pn.Column:
         show_legend=False,
     )
     labels = hv.Labels(
-        [(name, value, f"  {value:.3f}") for name, value, _ in rows], [kdim, vdim], "text"
+        [(name, value, f"  {similarity(value)}") for name, value, _ in rows], [kdim, vdim], "text"
     ).opts(invert_axes=True, text_align="left", text_font_size="11pt", text_color=text_color())
     plot = pn.pane.HoloViews(
         (bars * labels).opts(
@@ -56,7 +56,8 @@ def order_bars() -> pn.Column:
     )
     head = pn.pane.HTML(
         f"<b>Beside it, the Order page</b>: “{a}” against “{b}” through one attention "
-        "layer, cosine similarity of the averaged outputs.",
+        "layer, cosine similarity of the averaged outputs. The layer's weights are random "
+        "with a fixed seed: other weights give other values, not another conclusion.",
         sizing_mode="stretch_width",
         margin=(6, 10, 0, 10),
     )
@@ -126,11 +127,11 @@ class Nope(Chart):
         gap = float(weights[far] - weights[far + 1])
         return (
             f"Query 0 gives its only key weight <b>{num(float(weights[0]), 3)}</b>; query "
-            f"{n - 1:,} gives each of its {n:,} keys <b>{num(float(weights[-1]), 4)}</b>, the "
+            f"{n - 1:,} gives each of its {n:,} keys <b>{sci(float(weights[-1]), 3)}</b>, the "
             f"1/T that every query gives every key without the mask (T = {n:,}). A "
             "feature carried only by the first token (such as a start token) reaches query "
             f"i with strength 1/(i + 1), so a layer can read i from it. But from query "
-            f"{far:,} to {far + 1:,} that strength changes by only <b>{num(gap, 3)}</b>: the "
+            f"{far:,} to {far + 1:,} that strength changes by only <b>{sci(gap, 2)}</b>: the "
             "signal fades like 1/i²."
         )
 
