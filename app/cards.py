@@ -7,6 +7,7 @@ captions, formulas and questions are the app's own text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,7 @@ __all__ = [
     "card_grid",
     "figure_card",
     "formula_pane",
+    "lede",
     "notice_html",
     "notice_pane",
     "quick_check_card",
@@ -129,9 +131,48 @@ class Figure:
     linked_axes: bool = True
 
 
-_CARD_CSS = """
-.caption { font-size: 0.95em; line-height: 1.45; margin: 0; }
+_CAPTION_CSS = """
+.caption { line-height: 1.5; margin: 0; }
 """
+
+#: A figure's card: its title above the figure, on the card's own background
+#: (the design's grey header bar made every card read as a dashboard panel).
+_CARD_CSS = """
+:host { box-shadow: none !important; outline: 1px solid rgba(128, 128, 128, 0.3) !important;
+  border-radius: 6px; }
+.card-header { background: transparent !important; border-bottom: 1px solid
+  var(--neutral-stroke-divider-rest, rgba(128, 128, 128, 0.25)); padding-block: 0.35em; }
+.card-title, .card-header-row { font-size: 1.125rem; font-weight: 600; }
+"""
+
+#: The "More" fold under a caption: a quiet disclosure, not a second card.
+_MORE_CSS = """
+:host { outline: none !important; box-shadow: none !important; background: transparent !important; }
+.card-header { background: transparent !important; padding: 0.1em 0.3em !important;
+  box-shadow: none !important; }
+.card-title, .card-header-row { font-size: 0.95rem; font-weight: 600; }
+"""
+
+#: Where a caption's lede ends: a sentence end followed by a new sentence (not
+#: "et al." or "e.g."), once at least :data:`LEDE_CHARACTERS` are said.
+_SENTENCE_END = re.compile(
+    r"(?<!\bal)(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bcf)[.!?]\s+(?=[A-Z(<\u201c\"])"
+)
+LEDE_CHARACTERS = 100
+
+
+def lede(caption: str) -> tuple[str, str]:
+    """``caption`` split into what a card shows at once and what it folds under "More".
+
+    The shown part is the first sentences that say at least
+    :data:`LEDE_CHARACTERS` characters of text (one short sentence alone
+    rarely says what the figure draws); the rest may be empty.
+    """
+    for end in _SENTENCE_END.finditer(caption):
+        if len(re.sub(r"<[^>]+>", "", caption[: end.start()])) >= LEDE_CHARACTERS:
+            return caption[: end.start() + 1], caption[end.end() :]
+    return caption, ""
+
 
 # KaTeX turns the formula into MathML, which the browser typesets with its own
 # maths fonts. (KaTeX's HTML output would need KaTeX's web fonts, which Panel
@@ -150,29 +191,47 @@ def formula_pane(formula: str, **params: Any) -> pn.pane.LaTeX:
     )
 
 
-def figure_card(fig: Figure) -> pn.Card:
-    """The standard frame of a figure: title, plot, readout, caption, formula."""
+def _caption(text: str, margin: tuple[int, ...]) -> pn.pane.HTML:
+    return pn.pane.HTML(
+        f'<p class="caption">{text}</p>',
+        stylesheets=[_CAPTION_CSS],
+        sizing_mode="stretch_width",
+        margin=margin,
+    )
+
+
+def figure_card(fig: Figure, below: Sequence[Any] = ()) -> pn.Card:
+    """The standard frame of a figure: title, plot, readout, the caption's lede,
+    then the rest of the caption and the formula folded under "More", and
+    ``below`` (the page's quick check, when it asks about this figure)."""
     plot = fig.plot if fig.linked_axes else pn.pane.HoloViews(fig.plot, linked_axes=False)
     items: list[Any] = [plot]
     if fig.readout is not None:
         items.append(fig.readout)
     items.extend(fig.extras)
+    shown, folded = lede(fig.caption)
+    items.append(_caption(shown, (6, 10, 0, 10)))
+    more: list[Any] = [_caption(folded, (0, 4, 0, 4))] if folded else []
+    # A few px under the caption: flush, its last line touched the formula.
+    more.append(formula_pane(fig.formula, margin=(4, 4, 2, 4)))
     items.append(
-        pn.pane.HTML(
-            f'<p class="caption">{fig.caption}</p>',
-            stylesheets=[_CARD_CSS],
+        pn.Card(
+            *more,
+            title="More",
+            collapsed=True,
             sizing_mode="stretch_width",
-            margin=(6, 10, 0, 10),
+            margin=(2, 6, 4, 6),
+            stylesheets=[_MORE_CSS],
         )
     )
-    # A few px under the caption: flush, its last line touched the formula.
-    items.append(formula_pane(fig.formula, margin=(4, 10, 6, 10)))
+    items.extend(below)
     return pn.Card(
         *items,
         title=fig.title,
         collapsible=False,
         sizing_mode="stretch_width",
         margin=(6, 6),
+        stylesheets=[_CARD_CSS],
     )
 
 
@@ -183,6 +242,8 @@ class QuickCheck:
     question: str
     answer: Any  # a reference (param.depends method) returning the answer as HTML; it
     # must escape anything a user typed (``escape_text``)
+    #: The figure it asks about: the check stands under that figure's card.
+    figure: str | None = None
 
 
 class _AnswerHTML(pn.pane.HTML):
@@ -201,6 +262,12 @@ class _AnswerHTML(pn.pane.HTML):
             model.text = text
 
 
+#: The quick check set apart from the caption: an accent bar at its side.
+_CHECK_CSS = """
+:host { border-left: 4px solid #0072B2; background: rgba(0, 114, 178, 0.07); border-radius: 4px; }
+"""
+
+
 def quick_check_card(check: QuickCheck) -> pn.Column:
     """The question, and the answer in a collapsed card revealed on click."""
     answer = pn.Card(
@@ -209,9 +276,12 @@ def quick_check_card(check: QuickCheck) -> pn.Column:
         collapsed=True,
         sizing_mode="stretch_width",
         margin=(0, 6, 6, 6),
+        stylesheets=[_MORE_CSS],
     )
     return pn.Column(
         pn.pane.Markdown(f"**Quick check.** {check.question}", margin=(6, 12, 0, 12)),
         answer,
         sizing_mode="stretch_width",
+        margin=(8, 6, 6, 6),
+        stylesheets=[_CHECK_CSS],
     )

@@ -154,8 +154,8 @@ def hands_scale(n: int) -> dict[str, Any]:
 def plot_opts(**overrides: Any) -> dict[str, Any]:
     """Options every HoloViews plot of the app shares (pass through ``.opts(**...)``).
 
-    Responsive width, a fixed height, the toolbar on the right with hover
-    (without Bokeh's logo), and no tool that captures the mouse wheel (the
+    Responsive width, a fixed height, the toolbar on the right, shown on
+    hover (without Bokeh's logo), and no tool that captures the mouse wheel (the
     page must still scroll).
     """
     opts: dict[str, Any] = {
@@ -163,6 +163,9 @@ def plot_opts(**overrides: Any) -> dict[str, Any]:
         "height": 300,
         "min_width": 260,
         "toolbar": "right",
+        # The toolbar shows while the pointer is over the figure (a tap on a
+        # phone): six icons on every figure at rest read as a dashboard.
+        "autohide_toolbar": True,
         "default_tools": ["save", "pan", "box_zoom", "reset"],
         "active_tools": [],
         "fontscale": 1.05,

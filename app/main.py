@@ -47,23 +47,15 @@ OVERLAY_JS = "app/static/overlay.js"
 #: The sidebar as a drawer, square figures fitted to a narrow window (app/static/narrow.js).
 NARROW_JS = "app/static/narrow.js"
 
-#: Below 900 px the sidebar would leave the page a few words wide: it becomes a
-#: drawer over the page (the header's menu button opens and closes it), and the
-#: header's title shrinks to fit a phone.
-NARROW_CSS = """
-@media (max-width: 899px) {
-  #sidebar {
-    position: fixed; z-index: 1000; left: 0;
-    min-width: min(var(--sidebar-width), 88vw); max-width: min(var(--sidebar-width), 88vw);
-    background: var(--background-color, #fff);
-    box-shadow: 2px 0 14px rgba(0, 0, 0, 0.3);
-  }
-  #sidebar.hidden { box-shadow: none; min-width: 0; max-width: 0; }
-  #main { padding: 0 4px; }
-  .title { font-size: 1.05rem !important; white-space: nowrap; overflow: hidden;
-    text-overflow: ellipsis; }
+#: Type sizes, a light header and sidebar, the drawer below 900 px (app/static/page.css).
+PAGE_CSS = "app/static/page.css"
+
+#: The header in the page's own colours, per theme (Panel's default is a heavy
+#: accent-coloured bar): its background and text.
+HEADER_COLOURS = {
+    "default": {"header_background": "#ffffff", "header_color": "#1a1d21"},
+    "dark": {"header_background": "#181818", "header_color": "#e5e5e5"},
 }
-"""
 
 # Everything the browser loads comes from this server (offline classrooms):
 # Panel's and Bokeh's bundles are served from /static, KaTeX included. The
@@ -190,6 +182,11 @@ class AppShell(param.Parameterized):
         return self._pages[slug]
 
     @property
+    def theme(self) -> str:
+        """The session's theme: ``"dark"`` when the link asks for it, else ``"default"``."""
+        return self._theme or "default"
+
+    @property
     def current(self) -> Page:
         return self.page_object(self.page)
 
@@ -276,6 +273,9 @@ def _template(shell: AppShell) -> pn.template.FastListTemplate:
         main=[notice_pane(shell.shell_notes, kind="warning"), shell.main_area],
         design=OfflineFast,
         accent=OKABE_ITO["blue"],
+        header_accent_base_color=OKABE_ITO["blue"],
+        header_neutral_color=HEADER_COLOURS[shell.theme]["header_background"],
+        **HEADER_COLOURS[shell.theme],
         font=FONT_STACK,
         main_layout=None,
         theme_toggle=True,
@@ -287,7 +287,7 @@ def _template(shell: AppShell) -> pn.template.FastListTemplate:
         # takes about as long as the spinner would show anyway.
         busy_indicator=None,
     )
-    template.config.raw_css.append(NARROW_CSS)
+    template.config.css_files.append(PAGE_CSS)
     template.config.js_files["pex_narrow"] = NARROW_JS
     return template
 

@@ -22,7 +22,6 @@ in the main area; ``page.__panel__()`` shows both, for use outside the shell.
 from __future__ import annotations
 
 import html
-import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
@@ -33,13 +32,17 @@ from .cards import Figure, QuickCheck, card_grid, figure_card, notice_pane, quic
 from .chart import Chart, choice_name
 from .drawing import Drawing
 from .respond import one_update, respond_at_once
-from .selection import release_with_session, select_code
+from .selection import select_in_browser
 from .urlstate import read_query
+from .widgets import boxes_follow_bounds, value_widget
 
 __all__ = ["Page"]
 
 
-_PAGE_HEADING_CSS = "h2 { font-size: 1.4em; margin-block: 0.4em 0; }"
+#: The page's title at 30 px: clearly above the cards' titles and the 16 px text.
+_PAGE_HEADING_CSS = (
+    "h2 { font-size: 1.875rem; line-height: 1.2; font-weight: 650; margin-block: 0.5em 0.1em; }"
+)
 
 
 class Page(pn.viewable.Viewer):
@@ -239,12 +242,12 @@ class Page(pn.viewable.Viewer):
 
     def _build_quick_check(self) -> QuickCheck | None:
         """The question of the first chart that asks one."""
-        for drawing in self.drawings.values():
+        for name, drawing in self.drawings.items():
             chart = drawing.chart
             if chart.question:
                 depends = [self.param[name] for name in chart.answer_depends]
                 answer = pn.bind(lambda *_, c=chart: c.answer(self), *depends)
-                return QuickCheck(question=chart.question, answer=answer)
+                return QuickCheck(question=chart.question, answer=answer, figure=name)
         return None
 
     @property
@@ -268,7 +271,9 @@ class Page(pn.viewable.Viewer):
         names = list(names)
         widgets = {n: self.widget_specs[n] for n in names if n in self.widget_specs}
         opts = {"show_name": False, "sizing_mode": "stretch_width", "margin": 0, **opts}
-        return pn.Param(self.param, parameters=names, widgets=widgets, **opts)
+        pane = pn.Param(self.param, parameters=names, widgets=widgets, **opts)
+        boxes_follow_bounds(pane)
+        return pane
 
     def controls(self) -> pn.viewable.Viewable:
         """The page's controls: :meth:`control_items` in a column (built once)."""
@@ -287,42 +292,15 @@ class Page(pn.viewable.Viewer):
         widgets: dict[str, list[pn.widgets.Widget]] = {}
         for pane in view.select(pn.Param):
             for name, widget in pane._widgets.items():
-                widgets.setdefault(name, []).append(widget)
+                widgets.setdefault(name, []).append(value_widget(widget))
         for controls, strides in self._chart_choices().items():
             found = [widgets.get(name, []) for name in controls]
             # Each copy of the controls (sidebar, one figure's view) is linked as a set.
             for group in zip(*found, strict=False):
                 named = dict(zip(controls, group, strict=True))
                 for widget in group:
-                    self._select_in_browser(widget, controls, strides, named)
+                    select_in_browser(self, widget, choice_name(self, controls), strides, named)
         return view
-
-    def _select_in_browser(
-        self, widget: Any, controls: tuple[str, ...], strides: tuple[int, ...], named: dict
-    ) -> None:
-        """Have ``widget`` select its choice group's rows in the browser (once per widget)."""
-        name = choice_name(self, controls)
-        linked = getattr(widget, "_pe_choices", set())
-        if name in linked:
-            return
-        widget.jscallback(value=select_code(name, controls, strides), args=named)
-        release_with_session(widget)
-        if not linked:
-            handle = widget._process_events
-            page = weakref.ref(self)
-
-            def from_browser(events: dict[str, Any]) -> None:
-                owner = page()
-                if owner is not None:
-                    owner.choosing_in_browser += 1
-                try:
-                    handle(events)
-                finally:
-                    if owner is not None:
-                        owner.choosing_in_browser -= 1
-
-            widget._process_events = from_browser
-        widget._pe_choices = linked | {name}
 
     def _extra_controls(self) -> list[Any]:
         """Anything the sidebar shows under the parameter widgets (buttons, notes)."""
@@ -359,9 +337,14 @@ class Page(pn.viewable.Viewer):
         return card_grid(*cards)
 
     def content(self) -> pn.viewable.Viewable:
-        """Intro, notice, figures and quick check (built once)."""
+        """Intro, notice, figures, the quick check under its figure (built once)."""
         if self._content is None:
-            cards = [figure_card(fig) for fig in self._figures.values()]
+            check = self._quick_check
+            below = check.figure if check and check.figure in self._figures else None
+            cards = [
+                figure_card(fig, [quick_check_card(check)] if name == below else [])
+                for name, fig in self._figures.items()
+            ]
             self._content = pn.Column(
                 # The page's heading: level 2 under the site's title, above the
                 # figure cards' level-3 titles (a screen reader's outline has no gap).
@@ -374,7 +357,7 @@ class Page(pn.viewable.Viewer):
                 pn.pane.HTML(f"<p>{self.intro}</p>", sizing_mode="stretch_width", margin=(0, 10)),
                 notice_pane(self.param.notes, kind="warning", title="Some settings were changed:"),
                 self._arrange(cards),
-                *([quick_check_card(self._quick_check)] if self._quick_check else []),
+                *([quick_check_card(check)] if check and below is None else []),
                 sizing_mode="stretch_width",
             )
             self._wire(self._content)

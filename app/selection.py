@@ -29,6 +29,7 @@ keeps them as drawn.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,7 +42,14 @@ from panel.links import Callback
 from .marks import KEY
 from .sources import same_column, same_columns
 
-__all__ = ["CANDIDATE_BYTES", "Choices", "release_with_session", "select_code", "ship"]
+__all__ = [
+    "CANDIDATE_BYTES",
+    "Choices",
+    "release_with_session",
+    "select_code",
+    "select_in_browser",
+    "ship",
+]
 
 Columns = dict[str, Any]
 
@@ -119,6 +127,38 @@ def release_with_session(widget: Any) -> None:
         Callback.registry.pop(widget, None)
 
     doc.on_session_destroyed(forget)
+
+
+def select_in_browser(
+    page: Any, widget: Any, name: str, strides: tuple[int, ...], named: dict[str, Any]
+) -> None:
+    """Have ``widget`` select the rows of choice group ``name`` in the browser (once
+    per widget); ``named`` maps the group's controls to their widgets here.
+
+    While the server then handles the same change, ``page.choosing_in_browser``
+    is positive: the server leaves the selection the browser already drew.
+    """
+    linked = getattr(widget, "_pe_choices", set())
+    if name in linked:
+        return
+    widget.jscallback(value=select_code(name, tuple(named), strides), args=named)
+    release_with_session(widget)
+    if not linked:
+        handle = widget._process_events
+        owner_ref = weakref.ref(page)
+
+        def from_browser(events: dict[str, Any]) -> None:
+            owner = owner_ref()
+            if owner is not None:
+                owner.choosing_in_browser += 1
+            try:
+                handle(events)
+            finally:
+                if owner is not None:
+                    owner.choosing_in_browser -= 1
+
+        widget._process_events = from_browser
+    widget._pe_choices = linked | {name}
 
 
 def select_code(name: str, controls: tuple[str, ...], strides: tuple[int, ...]) -> str:

@@ -3,12 +3,55 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import panel as pn
 import param
 from bokeh.models import CustomJSTickFormatter
+from panel.widgets.slider import ContinuousSlider
 
-__all__ = ["LogSlider"]
+__all__ = ["POSITION", "LogSlider", "boxes_follow_bounds", "value_widget"]
+
+#: The widget of a position control (t, m, n, a query row): a slider with a
+#: number box beside its label, so a student can type 105 instead of pressing
+#: an arrow key a hundred times (``widget_specs`` entry).
+POSITION = {"type": pn.widgets.EditableIntSlider}
+
+
+def value_widget(widget: pn.widgets.Widget) -> pn.widgets.Widget:
+    """The part of ``widget`` whose browser model holds its ``value``.
+
+    A composite (an editable slider) is a layout in the browser: code that
+    reads a value there must read its slider's.
+    """
+    if isinstance(widget, pn.widgets.CompositeWidget):
+        return next(
+            w
+            for w in widget.select(ContinuousSlider)
+            if not isinstance(w, pn.widgets.CompositeWidget)
+        )
+    return widget
+
+
+def boxes_follow_bounds(pane: pn.Param) -> None:
+    """Keep each editable slider's number box within its parameter's bounds.
+
+    Panel gives an editable slider its parameter's bounds once, as the hard
+    limits of the box (``fixed_start``/``fixed_end``); a parameter whose
+    bounds move with another control (t stays below n) then had a box that
+    refused valid values and accepted invalid ones.
+    """
+    owner = pane.object
+    for name, widget in pane._widgets.items():
+        if not isinstance(widget, pn.widgets.EditableIntSlider):
+            continue
+
+        def follow(event: param.parameterized.Event, widget: Any = widget) -> None:
+            low, high = event.new
+            widget.param.update(fixed_start=low, fixed_end=high)
+
+        owner.param.watch(follow, name, what="bounds")
+
 
 # The slider's label: the value at the handle, rounded as :meth:`LogSlider.value_at` does.
 _LOG_FORMAT_JS = """

@@ -606,6 +606,16 @@ WIDGETS_JS = """
   const out = [];
   const get = (m, k) => { try { return m[k]; } catch (e) { return undefined; } };
   const Widget = window.Bokeh.Models.get('Widget');
+  // A slider with a number box (Panel's editable slider): a column of a row
+  // holding its label and box, then the slider, whose own title is empty.
+  const labelOf = new Map();
+  for (const m of pe.doc().all_models) {
+    const kids = get(m, 'children');
+    if (!Array.isArray(kids) || kids.length !== 2) continue;
+    if (!Array.isArray(get(kids[0], 'children'))) continue;
+    const label = kids[0].children.find(c => typeof get(c, 'text') === 'string');
+    if (label) labelOf.set(kids[1], label.text.replace(/[: ]+$/, ''));
+  }
   for (const m of pe.doc().all_models) {
     if (!(m instanceof Widget)) continue;
     const v = pe.viewOf(m);
@@ -619,6 +629,7 @@ WIDGETS_JS = """
                      'start', 'end', 'step', 'disabled', 'name', 'tags']) {
       if (k in m.properties) { const x = get(m, k); if (x !== undefined) props[k] = x; }
     }
+    if (!props.title && labelOf.has(m)) props.title = labelOf.get(m);
     out.push({id: m.id, type: m.type, shown, ...props});
   }
   return out;

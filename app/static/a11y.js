@@ -1,14 +1,16 @@
 /* Accessibility touches the page template and Bokeh's widgets leave out.
  *
  * Loaded by the app's template (app/main.py). It only adds ARIA roles and
- * names; it changes nothing a mouse user sees.
+ * names, and keeps hidden toolbars in reach of the keyboard; it changes
+ * nothing a mouse user sees.
  *
  * - Template: landmarks (banner, complementary sidebar, main), a level-one
  *   heading, a name for the theme switch, the sidebar toggle as a keyboard
  *   button, the sidebar's <ul> (which holds no list items) as a plain box,
  *   and a "Skip to the figures" link as the first Tab stop.
  * - Figures: the plot's focusable event layer is a named figure (its card's
- *   title); toolbar buttons are buttons.
+ *   title); toolbar buttons are buttons; a toolbar shown only under the
+ *   pointer is still reached by Tab, and shown while it has the focus.
  * - Widgets, inside their shadow roots: slider handles are named after the
  *   slider's title, spinner buttons "Increase/Decrease <title>", inputs with
  *   an empty label after their placeholder or kind. Widgets are drawn (and
@@ -105,6 +107,27 @@
     return text(clone).replace(/[:\s]+$/, "");
   }
 
+  // A slider with a number box (Panel's editable slider) draws its label as a
+  // separate text beside the box: its handle and box are named after it.
+  function editableLabel(root) {
+    var host = root.host;
+    if (!host || !host.parentNode) return "";
+    var row = null;
+    if (host.classList.contains("slider-edit")) {
+      row = host.parentNode;
+    } else if (host.classList.contains("bk-Slider")) {
+      var rowHost = Array.prototype.find.call(host.parentNode.children, function (c) {
+        return c.classList.contains("bk-Row");
+      });
+      row = rowHost && rowHost.shadowRoot;
+    }
+    var label = row && Array.prototype.find.call(row.children, function (c) {
+      return c.classList.contains("bk-Div");
+    });
+    var inner = label && label.shadowRoot ? label.shadowRoot.querySelector("div") : null;
+    return inner ? text(inner).replace(/[:\s]+$/, "") : "";
+  }
+
   function labelText(root, input) {
     var label = input.id ? root.querySelector('label[for="' + input.id + '"]') : null;
     return label && label.style.display !== "none" ? text(label) : "";
@@ -152,7 +175,7 @@
     guardUploads(root);
     var handles = root.querySelectorAll('.noUi-handle[role="slider"]');
     if (handles.length) {
-      var title = sliderTitle(root) || "Slider";
+      var title = sliderTitle(root) || editableLabel(root) || "Slider";
       handles.forEach(function (handle, i) {
         var which = handles.length === 2 ? (i === 0 ? " (lower end)" : " (upper end)") : "";
         name(handle, title + which);
@@ -160,13 +183,14 @@
     }
     root.querySelectorAll("button.bk-spin-btn").forEach(function (button) {
       var input = button.parentElement && button.parentElement.querySelector("input");
-      var what = input ? labelText(root, input) : "";
+      var what = input ? labelText(root, input) || editableLabel(root) : "";
       var up = button.classList.contains("bk-spin-btn-up");
       name(button, (up ? "Increase " : "Decrease ") + (what || "the value"));
     });
     root.querySelectorAll("input, textarea, select").forEach(function (input) {
       if (input.type === "hidden" || labelText(root, input)) return;
       var guess =
+        editableLabel(root) ||
         input.getAttribute("placeholder") ||
         input.getAttribute("title") ||
         (input.type === "file" ? "Choose a file" : "");
@@ -211,6 +235,25 @@
     });
   }
 
+  // Bokeh hides a toolbar it shows only under the pointer (autohide) with
+  // visibility: hidden, which also takes its buttons out of the Tab order.
+  // Each toolbar's shadow root gets a sheet that keeps it focusable, only
+  // transparent, and shows it while it holds the keyboard focus.
+  var toolbarSheet = null;
+  function toolbar(root) {
+    if (!root.host || !root.host.classList.contains("bk-Toolbar") || root.__pexToolbar) return;
+    if (toolbarSheet === null) {
+      toolbarSheet = new CSSStyleSheet();
+      toolbarSheet.replaceSync(
+        ":host(.bk-hidden) { visibility: visible !important; }" +
+        ":host(.bk-hidden:not(:focus-within)) { opacity: 0 !important; }" +
+        ":host(:focus-within) { opacity: 1 !important; }"
+      );
+    }
+    root.adoptedStyleSheets = root.adoptedStyleSheets.concat([toolbarSheet]);
+    root.__pexToolbar = true;
+  }
+
   var watched = new WeakSet();
   var pending = null;
 
@@ -220,6 +263,7 @@
     root.querySelectorAll("*").forEach(function (el) {
       if (el.shadowRoot) {
         watch(el.shadowRoot);
+        toolbar(el.shadowRoot);
         scan(el.shadowRoot);
       }
     });

@@ -1,4 +1,4 @@
-// Narrow screens (app/main.py, NARROW_CSS). Below 900 px the sidebar is a drawer
+// Narrow screens (app/static/page.css). Below 900 px the sidebar is a drawer
 // over the page: closed when the page opens, closed again by a tap beside it.
 // And on any screen a figure with a fixed square frame (RoPE's R1, the clock
 // faces: their circles must stay round, so they do not stretch with the page)

@@ -12,11 +12,15 @@ from bokeh.document import Document
 from panel.io.resources import CDN_DIST
 
 from app import export, standalone
+from app.cards import lede
 from app.main import PAGES, AppShell, build_app, is_true
 
 
 def _figure_cards(view) -> list[pn.Card]:
-    return view.select(pn.Card)
+    """The figures' cards (not the "More" folds and answers inside them)."""
+    cards = view.select(pn.Card)
+    inner = {id(c) for card in cards for c in card.select(pn.Card) if c is not card}
+    return [card for card in cards if id(card) not in inner]
 
 
 class TestEmbeddedApp:
@@ -53,10 +57,16 @@ class TestEmbeddedApp:
                 app.get_root(Document())
 
     def test_figure_view_has_caption_and_formula(self):
+        """The caption's lede under the figure; its rest and the formula folded under "More"."""
         app = build_app({"page": "sinusoidal", "figure": "clock", "embed": "1"})
-        caption = app.shell.current.figures["clock"].caption
-        assert any(caption in str(p.object) for p in app.select(pn.pane.HTML))
-        assert app.select(pn.pane.LaTeX)
+        shown, folded = lede(app.shell.current.figures["clock"].caption)
+        assert shown and folded
+        (card,) = _figure_cards(app)
+        assert any(shown in str(p.object) for p in card.objects if isinstance(p, pn.pane.HTML))
+        (more,) = [c for c in card.select(pn.Card) if c.title == "More"]
+        assert more.collapsed
+        assert any(folded in str(p.object) for p in more.select(pn.pane.HTML))
+        assert more.select(pn.pane.LaTeX)
 
     def test_unknown_figure_gives_notice_and_whole_page(self):
         app = build_app({"page": "rope", "figure": "<b>nope</b>", "embed": "1"})

@@ -168,3 +168,30 @@ def test_holoviews_global_options_do_not_hold_the_page(slug, document):
     for fig in page.figures.values():
         hv.renderer("bokeh").get_plot(fig.plot, doc=document)
     assert not _reaches(Store._custom_options, page)
+
+
+def _pixels(spec) -> float | None:
+    """A Bokeh font size in px (pt × 4/3); None for a size relative to the page's text."""
+    text = spec.get("value") if isinstance(spec, dict) else getattr(spec, "value", spec)
+    if not isinstance(text, str):
+        return None
+    if text.endswith("pt"):
+        return float(text[:-2]) * 4 / 3
+    if text.endswith("px"):
+        return float(text[:-2])
+    return None
+
+
+def test_every_text_a_figure_draws_at_a_fixed_size_is_at_least_12px(page, document):
+    """Labels, legends and axes in pt or px: none under 12 px (a projector's back
+    row; sizes in em follow the page's 16 px text)."""
+    root = page.__panel__().get_root(document)
+    small = []
+    for model in root.references():
+        for prop in model.properties():
+            # A categorical axis draws subgroups for three-level factors only: none here.
+            if prop.endswith("font_size") and prop != "subgroup_text_font_size":
+                size = _pixels(getattr(model, prop))
+                if size is not None and size < 12:
+                    small.append(f"{type(model).__name__}.{prop} = {size:.1f} px")
+    assert not small, small

@@ -194,15 +194,18 @@ def test_the_document_knows_every_model_after_changes_that_skipped_the_walk(slug
     assert known == {m.id for m in doc.models}
 
 
+@pytest.mark.parametrize("part", [pn.widgets.IntSlider, pn.widgets.IntInput])
 @pytest.mark.parametrize("value", [90, -5, 10**9, float("nan")])
-def test_a_slider_value_past_its_ends_is_moved_inside_and_sent_back(value):
-    """A browser may send any number for a slider: the page takes the nearest
-    end (NaN: the start) without an exception, and the slider shows it."""
+def test_a_slider_value_past_its_ends_is_moved_inside_and_sent_back(value, part):
+    """A browser may send any number for a slider or its number box: the page
+    takes the nearest end (NaN: the start) without an exception, and the
+    slider (or box) shows it."""
     page = PAGES["sinusoidal"]()
     sidebar = page.sidebar()
-    widget = next(
-        w for w in sidebar.select(pn.widgets.IntSlider) if w.name == page.param["t"].label
-    )
+    (editable,) = [
+        w for w in sidebar.select(pn.widgets.EditableIntSlider) if w.label == page.param["t"].label
+    ]
+    (widget,) = [w for w in editable.select(part) if type(w) is part]
     doc = Document()
     doc.add_root(pn.Row(sidebar, page.content()).get_root(doc))
     (model,) = [m for m, _ in widget._models.values()]
@@ -212,6 +215,28 @@ def test_a_slider_value_past_its_ends_is_moved_inside_and_sent_back(value):
     expected = high if value == value and value > high else low
     assert page.t == expected
     assert widget.value == expected and model.value == expected
+
+
+def test_a_position_number_box_takes_exactly_the_values_its_slider_can():
+    """t's number box follows t's bounds as n moves them: at n = 100 it takes
+    80 (refused while the box kept the first bounds, 0 … 63) and clamps 150 to 99."""
+    page = PAGES["sinusoidal"]()
+    sidebar = page.sidebar()
+    (editable,) = [
+        w for w in sidebar.select(pn.widgets.EditableIntSlider) if w.label == "Position t"
+    ]
+    (box,) = [w for w in editable.select(pn.widgets.IntInput) if type(w) is pn.widgets.IntInput]
+    doc = Document()
+    doc.add_root(pn.Row(sidebar, page.content()).get_root(doc))
+    page.n = 100
+    with set_curdoc(doc):
+        box._process_events({"value": 80})
+    assert page.t == 80
+    with set_curdoc(doc):
+        box._process_events({"value": 150})
+    assert page.t == 99 and box.value == 99
+    page.n = 50  # t follows the page's rule (t < n), the box its bounds
+    assert (box.start, box.end) == (0, 49) and box.value == page.t <= 49
 
 
 @pytest.mark.parametrize("value", [129, 128.4, 130.9])

@@ -161,25 +161,37 @@ def new_server_errors(log_path, offset: int) -> str:
     return "\n".join(error_records(log_path.read_text(errors="replace")[offset:]))
 
 
+#: JavaScript: ``titled(title)``, the slider model whose title starts with
+#: ``title``; for a slider with a number box (Panel's editable slider: a column
+#: of a row holding the label and the box, then the slider) the slider under
+#: the label that does.
+TITLED_JS = """const titled = title => {
+  const models = [...Bokeh.documents[0].all_models];
+  const direct = models.find(m => typeof m.title === 'string' && m.title.startsWith(title));
+  if (direct) return direct;
+  for (const m of models) {
+    const kids = m.children;
+    if (!Array.isArray(kids) || kids.length !== 2 || !Array.isArray(kids[0].children)) continue;
+    if (kids[0].children.some(c => typeof c.text === 'string' && c.text.startsWith(title)))
+      return kids[1];
+  }
+};"""
+
 #: JavaScript: set the value of the slider whose title starts with ``title``, as a
 #: drag of it does (``page.evaluate(SET_SLIDER_JS, [title, value])``).
-SET_SLIDER_JS = """
-([title, value]) => {
-  const doc = Bokeh.documents[0];
-  const slider = [...doc.all_models].find(
-    m => typeof m.title === 'string' && m.title.startsWith(title));
-  slider.value = value;
-}
+SET_SLIDER_JS = f"""
+([title, value]) => {{
+  {TITLED_JS}
+  titled(title).value = value;
+}}
 """
 
 #: The same for a throttled slider, released: the server hears of it then.
-SET_RELEASED_JS = """
-([title, value]) => {
-  const doc = Bokeh.documents[0];
-  const slider = [...doc.all_models].find(
-    m => typeof m.title === 'string' && m.title.startsWith(title));
-  slider.setv({value, value_throttled: value});
-}
+SET_RELEASED_JS = f"""
+([title, value]) => {{
+  {TITLED_JS}
+  titled(title).setv({{value, value_throttled: value}});
+}}
 """
 
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from playwright.sync_api import Page, expect
 
-from positional_core.rope import rope_frequencies, rotation_angles
+from app.numbers import fixed
+from positional_core.rope import rope_frequencies, rope_score, rotation_angles
 
 from .helpers import SET_SLIDER_JS, figure_data_events, new_server_errors, record_frames
 from .test_sinusoidal import FONT_SIZES_JS
@@ -74,19 +75,18 @@ def test_buttons_log_slider_and_drag(server, page: Page, errors):
     expect(page.locator(".rope-log tbody tr")).to_have_count(3)
     assert _log_rows(page)[0] == ["swap m and n", "2", "3", "1", "0.50", "−0.479"]
     expect(page.locator(".rope-score")).to_contain_text("= −0.479")
-    expect(page.get_by_text("Query position m: 2")).to_be_visible()
+    box_m = page.get_by_role("textbox", name="Query position m")
+    expect(box_m).to_have_value("2")
     page.wait_for_url(re.compile(r"[?&]m=2&n=3(&|$)"), timeout=10_000)
 
     page.get_by_role("button", name="Clear log").click()
     expect(page.get_by_text("The log is empty")).to_be_visible()
 
     # A slider moved with the keyboard: m → 3 turns the query, the score changes.
-    handle = page.locator(
-        ".bk-input-group", has=page.locator(".bk-slider-title", has_text="Query position m")
-    ).locator(".noUi-handle")
+    handle = page.get_by_role("slider", name="Query position m")
     handle.focus()
     handle.press("ArrowRight")
-    expect(page.get_by_text("Query position m: 3")).to_be_visible()
+    expect(box_m).to_have_value("3")
     expect(page.locator(".rope-score")).to_contain_text("= 0.000")
     handle.press("ArrowLeft")
     expect(page.locator(".rope-score")).to_contain_text("= −0.479")
@@ -116,6 +116,16 @@ def test_buttons_log_slider_and_drag(server, page: Page, errors):
     assert mid != _score(page)
     expect(page.get_by_text("Query content: direction (°): -90")).to_be_visible()
     page.wait_for_url(re.compile(r"q_angle=-90(&|$).*q_len=1\.2"), timeout=10_000)
+
+    # The lesson's positions typed into the number boxes, not 100 key presses.
+    box_m.fill("105")
+    box_m.press("Enter")
+    box_n = page.get_by_role("textbox", name="Key position n")
+    box_n.fill("102")
+    box_n.press("Enter")
+    page.wait_for_url(re.compile(r"[?&]m=105&n=102(&|$)"), timeout=10_000)
+    score = rope_score([0.0, -1.2], [0.0, 1.0], 105, 102, inv_freq=[0.5])
+    expect(page.locator(".rope-score")).to_contain_text(f"= {fixed(score)}")
 
     assert "Traceback" not in page.content()
     assert errors == []

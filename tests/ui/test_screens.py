@@ -19,7 +19,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app.main import PAGES
 
-from .helpers import deep_js, open_page
+from .helpers import deep_js, open_page, wait_for_a11y_scan
 
 pytestmark = pytest.mark.ui
 
@@ -81,3 +81,62 @@ def test_every_page_fits_the_screen(page, server, slug, screen):
     for i, a in enumerate(figures):
         for b in figures[i + 1 :]:
             assert _overlap(a, b) < 1, f"figures overlap: {a} {b}"
+
+
+_LOOK = deep_js(
+    """(() => {
+  const els = deepElements();
+  const size = el => el ? parseFloat(getComputedStyle(el).fontSize) : null;
+  const title = els.find(el => el.tagName === 'H2' && el.closest && !el.closest('#sidebar')
+    && el.getRootNode().host && !el.getRootNode().host.closest('#sidebar'));
+  const caption = els.find(el => el.classList && el.classList.contains('caption'));
+  const header = document.getElementById('header');
+  const toolbars = els.filter(el => el.classList && el.classList.contains('bk-Toolbar'));
+  return {
+    title: size(title),
+    caption: size(caption),
+    header: header ? getComputedStyle(header.parentElement).backgroundColor : null,
+    body: getComputedStyle(document.body).backgroundColor,
+    toolbars: toolbars.length,
+    hidden: toolbars.filter(el => getComputedStyle(el).opacity === '0').length,
+  };
+})()"""
+)
+
+#: The first toolbar's opacity, and the box of the figure it belongs to.
+_FIRST_TOOLBAR = deep_js(
+    """(() => {
+  const bar = deepElements().find(el => el.classList && el.classList.contains('bk-Toolbar'));
+  let figure = bar;
+  while (figure && !figure.classList.contains('bk-Figure')) figure = figure.getRootNode().host;
+  if (!bar.__pexScrolled) {
+    figure.scrollIntoView({block: 'center'});
+    bar.__pexScrolled = true;
+  }
+  const r = figure.getBoundingClientRect();
+  const opacity = getComputedStyle(bar).opacity;
+  return {opacity, x: r.left + r.width / 2, y: r.top + r.height / 2};
+})()"""
+)
+
+
+@pytest.mark.parametrize("slug", sorted(PAGES))
+def test_type_sizes_header_and_toolbars_read_as_an_explainer(page, server, slug):
+    """A 30 px page title over 16 px text; a header in the page's colours; each
+    figure's toolbar shown only under the pointer or the keyboard focus."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_page(page, f"{server['url']}?page={slug}", min_canvases=2)
+    got = page.evaluate(_LOOK)
+    assert got["title"] >= 28, got
+    assert got["caption"] >= 16, got
+    assert got["header"] == got["body"], f"header {got['header']} on a {got['body']} page"
+    assert got["hidden"] == got["toolbars"], got
+    if not got["toolbars"]:
+        return  # Compare's small multiples have no toolbar at all
+    wait_for_a11y_scan(page)  # its sheet keeps hidden toolbars in reach of Tab
+    page.wait_for_timeout(500)  # the cards' layout settles
+    toolbar = page.evaluate(_FIRST_TOOLBAR)
+    page.mouse.move(toolbar["x"], toolbar["y"], steps=4)
+    page.wait_for_function(f"arg => ({_FIRST_TOOLBAR})(arg).opacity === '1'", timeout=5_000)
+    page.mouse.move(1, 790)
+    page.wait_for_function(f"arg => ({_FIRST_TOOLBAR})(arg).opacity === '0'", timeout=5_000)

@@ -11,6 +11,7 @@ from positional_core.presets import model_config
 
 from ...cards import notice_pane
 from ...page import Page
+from ...widgets import POSITION
 from .decay import Decay
 from .matrix import BiasMatrix
 from .shared import FORM_LABELS, MASK_LABELS, HeadMatrices, Heads
@@ -115,6 +116,7 @@ class AlibiPage(Page):
     widget_specs: ClassVar[dict[str, dict[str, Any]]] = {
         "mask": {"type": pn.widgets.RadioButtonGroup, "color": "primary", "variant": "outline"},
         "form": {"type": pn.widgets.RadioButtonGroup, "color": "primary", "variant": "outline"},
+        "row": POSITION,
         "max_distance": {"throttled": True},
         "trained_len": {"throttled": True},
         "distance": {"throttled": True},

@@ -74,7 +74,12 @@ def slope_table(heads: int, head: int) -> str:
         '<th class="src" style="text-align:left">from: P heads, place</th>'
         "<th>half-life ln 2/m</th></tr>"
     )
-    return f'<div class="scroll"><table>{top}{"".join(rows)}</table></div>'
+    # Focusable and named: a keyboard user scrolls the table too (it scrolls
+    # when the card is narrow or the page's text is large).
+    return (
+        '<div class="scroll" tabindex="0" role="region" aria-label="Slopes of every head">'
+        f'<table>{top}{"".join(rows)}</table></div>'
+    )
 
 
 class Slopes(Chart):

@@ -42,7 +42,7 @@ class Alibi(SchemeChart, key="alibi"):
     options = {  # noqa: RUF012
         **SMALL,
         "legend_position": "top_right",
-        "legend_opts": {"label_text_font_size": "8pt"},
+        "legend_opts": {"label_text_font_size": "9pt"},
         "show_legend": True,
     }
 

@@ -63,7 +63,7 @@ class Rope(SchemeChart, key="rope"):
         "xlabel": _PAIR.label,
         "ylabel": _EXCESS.label,
         "legend_cols": 3,
-        **legend_outside("top", label_text_font_size="8pt", glyph_width=12, spacing=2),
+        **legend_outside("top", label_text_font_size="9pt", glyph_width=12, spacing=2),
         "show_legend": True,
     }
     question = (

@@ -55,7 +55,7 @@ class T5(SchemeChart, key="t5"):
         **{f"side_{i}": _steps(color) for i, (_s, _l, color) in enumerate(SIDES)},
         "last": rule("dashed", 1.2),
         "edge": rule("dotted", 1.5),
-        "last_text": labels((_DISTANCE, _BUCKET), text_color, "8pt", text_align="right"),
+        "last_text": labels((_DISTANCE, _BUCKET), text_color, "9pt", text_align="right"),
         "edge_text": labels((_DISTANCE, _BUCKET), text_color, "9pt", text_align="left"),
     }
     options = {  # noqa: RUF012
@@ -67,7 +67,7 @@ class T5(SchemeChart, key="t5"):
         "yticks": [0, 8, 16, 24, T5_SETTINGS["num_buckets"] - 1],
         "legend_position": "top_left",
         "legend_cols": 2,
-        "legend_opts": {"label_text_font_size": "8pt", "glyph_width": 12, "spacing": 10},
+        "legend_opts": {"label_text_font_size": "9pt", "glyph_width": 12, "spacing": 10},
         "show_legend": True,
     }
 

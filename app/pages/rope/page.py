@@ -11,6 +11,7 @@ from positional_core.rope import LAYOUTS
 
 from ...cards import card_grid
 from ...page import Page
+from ...widgets import POSITION
 from .angles import Angles
 from .curves import Distance, Mismatch
 from .decay import Decay
@@ -162,6 +163,8 @@ class RopePage(Page):
 
     # Bounded numbers get Panel's sliders without being named here.
     widget_specs: ClassVar[dict[str, dict[str, Any]]] = {
+        "m": POSITION,
+        "n": POSITION,
         "d": {"throttled": True},
         "base": {"type": pn.widgets.DiscreteSlider},
         "layout": {"type": pn.widgets.RadioButtonGroup, "color": "primary", "variant": "outline"},

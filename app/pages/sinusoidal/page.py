@@ -9,6 +9,7 @@ import panel as pn
 import param
 
 from ...page import Page
+from ...widgets import POSITION
 from .clock import Clock
 from .learned import LearnedTable
 from .shared import LEARNED_PRESETS
@@ -78,6 +79,7 @@ class SinusoidalPage(Page):
 
     # Bounded numbers get Panel's sliders without being named here.
     widget_specs: ClassVar[dict[str, dict[str, Any]]] = {
+        "t": POSITION,
         "n": {"throttled": True},
         "d": {"throttled": True},
         "base": {"type": pn.widgets.DiscreteSlider, "throttled": True},
