@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app.main import PAGES
@@ -140,3 +141,23 @@ def test_type_sizes_header_and_toolbars_read_as_an_explainer(page, server, slug)
     page.wait_for_function(f"arg => ({_FIRST_TOOLBAR})(arg).opacity === '1'", timeout=5_000)
     page.mouse.move(1, 790)
     page.wait_for_function(f"arg => ({_FIRST_TOOLBAR})(arg).opacity === '0'", timeout=5_000)
+
+
+@pytest.mark.parametrize("screen", ["phone", "projector"])
+@pytest.mark.parametrize("slug", sorted(PAGES))
+def test_axe_finds_no_serious_violation_on_a_small_screen(page, server, slug, screen):
+    """axe-core at a phone's and a zoomed projector's width (the laptop width,
+    both themes, is in test_a11y.py): the drawer, the one-column cards and the
+    number boxes stay accessible."""
+    width, height = SCREENS[screen]
+    page.set_viewport_size({"width": width, "height": height})
+    open_page(page, f"{server['url']}?page={slug}", min_canvases=2)
+    wait_for_a11y_scan(page)
+    page.wait_for_timeout(300)
+    violations = Axe().run(page, options={"resultTypes": ["violations"]}).response["violations"]
+    serious = [
+        f"{v['id']} ({v['impact']}) ×{len(v['nodes'])}: {v['nodes'][0]['html'][:100]}"
+        for v in violations
+        if v["impact"] in {"critical", "serious"}
+    ]
+    assert not serious, serious

@@ -78,7 +78,7 @@ def slope_table(heads: int, head: int) -> str:
     # when the card is narrow or the page's text is large).
     return (
         '<div class="scroll" tabindex="0" role="region" aria-label="Slopes of every head">'
-        f'<table>{top}{"".join(rows)}</table></div>'
+        f"<table>{top}{''.join(rows)}</table></div>"
     )
 
 

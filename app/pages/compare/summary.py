@@ -108,7 +108,9 @@ def summary_table(p: Any) -> str:
         "by the same attention layer as the Order page, whose weights are random with a "
         "fixed seed: other weights give other values, not other verdicts.</p>"
     )
-    return f'<div class="wrap"><table>{head}{"".join(rows)}</table></div>{note}'
+    # Focusable and named: on a phone the table scrolls sideways, by keyboard too.
+    table = f"<table>{head}{''.join(rows)}</table>"
+    return f'<div class="wrap" tabindex="0" role="region" aria-label="Summary">{table}</div>{note}'
 
 
 def summary_card(p: Any) -> pn.Card:
