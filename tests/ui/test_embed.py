@@ -44,7 +44,8 @@ def test_figure_alone_has_no_chrome_and_draws(page, server):
     assert PAGES["alibi"].title not in text  # no page navigation
     # The figure's own controls, and none of the page's other controls.
     sliders = " | ".join(page.locator(".bk-slider-title").all_inner_texts())
-    assert rope.param.m.label in sliders and rope.param.theta.label in sliders
+    # m is a position: its label stands beside its number box, above its slider.
+    assert f"{rope.param.m.label}:" in text and rope.param.theta.label in sliders
     assert rope.param.d.label not in sliders and rope.param.pair.label not in sliders
     # The link written back keeps the embedding keys.
     _wait_for_link(page, "page=rope", "figure=pair", "embed=1")
