@@ -609,12 +609,15 @@ WIDGETS_JS = """
   // A slider with a number box (Panel's editable slider): a column of a row
   // holding its label and box, then the slider, whose own title is empty.
   const labelOf = new Map();
+  const boxes = new Set();  // the number boxes: the slider beside each is the one driven
   for (const m of pe.doc().all_models) {
     const kids = get(m, 'children');
     if (!Array.isArray(kids) || kids.length !== 2) continue;
     if (!Array.isArray(get(kids[0], 'children'))) continue;
     const label = kids[0].children.find(c => typeof get(c, 'text') === 'string');
-    if (label) labelOf.set(kids[1], label.text.replace(/[: ]+$/, ''));
+    if (!label) continue;
+    labelOf.set(kids[1], label.text.replace(/[: ]+$/, ''));
+    for (const c of kids[0].children) if (c instanceof Widget) boxes.add(c);
   }
   for (const m of pe.doc().all_models) {
     if (!(m instanceof Widget)) continue;
@@ -630,6 +633,7 @@ WIDGETS_JS = """
       if (k in m.properties) { const x = get(m, k); if (x !== undefined) props[k] = x; }
     }
     if (!props.title && labelOf.has(m)) props.title = labelOf.get(m);
+    if (boxes.has(m)) props.box = true;
     out.push({id: m.id, type: m.type, shown, ...props});
   }
   return out;

@@ -327,7 +327,7 @@ def _url_query(widgets: list[dict[str, Any]]) -> dict[str, str] | None:
 
 
 def _candidate(w: dict[str, Any]) -> bool:
-    if "nav" in (w.get("tags") or []) or not w["shown"] or w.get("disabled"):
+    if "nav" in (w.get("tags") or []) or not w["shown"] or w.get("disabled") or w.get("box"):
         return False
     t = w["type"]
     if "TextInput" in t or "TextArea" in t or "FileInput" in t or t.split(".")[-1] == "Button":
