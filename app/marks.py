@@ -349,19 +349,20 @@ def ring(
     return layer(kind, kdims, vdims, on_top=True, **outline, **options)
 
 
-def row_outline(name: str, choice: str, color: str = HIGHLIGHT) -> dict[str, Mark]:
-    """The outline of the row chosen by ``choice``: marks ``{name}_outer``, a ``color``
-    line, and ``{name}_inner``, a white core on it (it reads on every colour of a
-    heatmap). Their rows: :func:`outline_rows`."""
+def row_outline(
+    name: str, choice: str, color: str = HIGHLIGHT, width: float = 3.0, halo: float = 8.0
+) -> dict[str, Mark]:
+    """The row chosen by ``choice`` (:func:`outline_rows`): ``{name}_line`` over a white
+    ``{name}_halo``, both opaque, so it reads on a heatmap's dark and pale cells alike."""
     return {
         f"{name}_{part}": Mark(
             hv.HSpans,
             ("y0", "y1"),
             choice=choice,
             on_top=True,
-            style={"fill_alpha": 0, "line_color": line, "line_width": width},
+            style={"fill_alpha": 0, "line_alpha": 1.0, "line_color": ink, "line_width": px},
         )
-        for part, line, width in (("outer", color, 4), ("inner", "#FFFFFF", 1.5))
+        for part, ink, px in (("halo", "#FFFFFF", halo), ("line", color, width))
     }
 
 

@@ -11,25 +11,15 @@ first sees it) with Debian's Chromium (``CHROMIUM`` overrides its path).
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
 from app.main import PAGES
+from benchmarks._browser import launch
 
 #: Phone, a 1280 × 720 projector at 150 % zoom, laptop (tests/ui/test_screens.py).
 SCREENS = {"phone": (390, 844), "projector": (853, 480), "laptop": (1280, 800)}
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 OUT = Path(__file__).parent / "screens"
 
 
@@ -39,9 +29,7 @@ def main() -> None:
     args = parser.parse_args()
     OUT.mkdir(exist_ok=True)
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), args=ARGS
-        )
+        browser = launch(p)
         for slug in PAGES:
             for width, height in SCREENS.values():
                 page = browser.new_page(viewport={"width": width, "height": height})

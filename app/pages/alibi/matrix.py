@@ -7,31 +7,10 @@ from typing import Any
 import holoviews as hv
 import numpy as np
 
-from ...chart import KEY, Chart, Choices, Frame, Mark
+from ...chart import KEY, Chart, Choices, Frame
 from ...look import OKABE_ITO, plot_opts
-from ...marks import image_stack, outline_rows, square_image
+from ...marks import image_stack, outline_rows, row_outline, square_image
 from .shared import FORM_LABELS, bias_hover, drawn_bias, head_label
-
-#: The selected row's outline: a black line on a wider white halo (line colour, width
-#: in px). The halo parts it from the dark blue and red cells and from the grey mask,
-#: the black line from the pale cells near 0, in either theme (the heatmap's colours
-#: do not change with it).
-OUTLINE = {"halo": ("#FFFFFF", 8.0), "line": ("#000000", 3.5)}
-
-
-def _outline(choice: str) -> dict[str, Mark]:
-    """Marks ``outline_halo`` then ``outline_line`` (drawn in that order, on top)."""
-    return {
-        f"outline_{part}": Mark(
-            hv.HSpans,
-            ("y0", "y1"),
-            choice=choice,
-            on_top=True,
-            # Opaque: HoloViews draws spans at alpha 0.5, which made the outline grey.
-            style={"fill_alpha": 0, "line_alpha": 1, "line_color": color, "line_width": width},
-        )
-        for part, (color, width) in OUTLINE.items()
-    }
 
 
 class BiasMatrix(Chart):
@@ -59,7 +38,9 @@ class BiasMatrix(Chart):
             cmap="RdBu_r",
             clipping_colors={"NaN": OKABE_ITO["grey"]},
         ),
-        **_outline("row"),
+        # Black on a white halo: the halo parts it from the dark cells and the grey
+        # mask, the black line from the pale cells near 0, in either theme.
+        **row_outline("outline", "row", "#000000", width=3.5),
     }
     options = plot_opts(height=340, invert_yaxis=True)
     readout_depends = ("heads", "head", "seq_len", "mask", "form")

@@ -15,11 +15,10 @@ from positional_core.learned import (
 
 from ...chart import KEY, Chart, Choices, Frame
 from ...look import NO_ROW, WARNING, escape_text, plot_opts, warning_text_color
-from ...marks import labels, outline_rows
+from ...marks import labels, outline_rows, row_outline
 from .shared import (
     LEARNED_PRESETS,
     image_row_step,
-    position_outline,
     row_view,
     rows_note,
     table_image,
@@ -46,9 +45,9 @@ class LearnedTable(Chart):
             ("value (NaN = no row)", "@image{0.000}"),
             clipping_colors={"NaN": NO_ROW},
         ),
-        **position_outline("row", "t"),
+        **row_outline("row", "t"),
         "row_label": labels(size="11pt", choice="t", on_top=True),
-        **position_outline("no_row", "t", WARNING),
+        **row_outline("no_row", "t", WARNING),
         "no_row_label": labels(color=warning_text_color, size="11pt", choice="t", on_top=True),
     }
     options = plot_opts(height=340, invert_yaxis=True)

@@ -1,5 +1,5 @@
 """What the Sinusoidal & learned figures share: the tables' axes, how a tall table
-is drawn, and the outline of position t (:func:`position_outline`).
+is drawn.
 
 A table of 4,096 positions × 512 dimensions would be 8 MB per image and
 change, for a figure ~270 px tall that Bokeh draws unsmoothed: the screen
@@ -20,19 +20,17 @@ import holoviews as hv
 import numpy as np
 
 from ...chart import Mark
-from ...look import CODE_CMAP, HIGHLIGHT
+from ...look import CODE_CMAP
 from ...marks import image_columns, js_hover
 
 __all__ = [
     "DIM",
     "IMAGE_CELLS",
     "LEARNED_PRESETS",
-    "OUTLINE_WIDTHS",
     "POS",
     "drawn_row_hover",
     "full_detail_rows",
     "image_row_step",
-    "position_outline",
     "row_view",
     "rows_note",
     "table_image",
@@ -160,26 +158,3 @@ def table_mark(value: hv.Dimension, tooltip: tuple[str, str], **style: Any) -> M
             "hover_tooltips": [("position t", "$y{custom}"), ("dimension j", "$x{0}"), tooltip],
         },
     )
-
-
-#: Widths (px) of an outline's line and of the white halo under it.
-OUTLINE_WIDTHS = (3.0, 8.0)
-
-
-def position_outline(name: str, choice: str, color: str = HIGHLIGHT) -> dict[str, Mark]:
-    """The outline of the row chosen by ``choice`` (rows: :func:`app.marks.outline_rows`):
-    ``{name}_halo``, a wide white line, under ``{name}_line``, a ``color`` line, both
-    opaque. A black line alone is lost on the table's dark reds and blues, a white
-    one on its pale cells; together they read on every cell, in either theme."""
-    line, halo = OUTLINE_WIDTHS
-    return {
-        f"{name}_{part}": Mark(
-            hv.HSpans,
-            ("y0", "y1"),
-            choice=choice,
-            on_top=True,
-            # HoloViews draws spans half transparent unless told otherwise.
-            style={"fill_alpha": 0, "line_alpha": 1.0, "line_color": ink, "line_width": width},
-        )
-        for part, ink, width in (("halo", "#FFFFFF", halo), ("line", color, line))
-    }

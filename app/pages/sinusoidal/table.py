@@ -11,10 +11,9 @@ from positional_core.sinusoidal import sinusoidal_encoding
 
 from ...chart import Chart, Choices, Frame
 from ...look import CODE_CLIM, plot_opts
-from ...marks import outline_rows
+from ...marks import outline_rows, row_outline
 from .shared import (
     image_row_step,
-    position_outline,
     row_view,
     rows_note,
     table_image,
@@ -47,7 +46,7 @@ class CodeTable(Chart):
         "image": table_mark(
             hv.Dimension("PE", label="code value PE(t)ⱼ"), ("PE", "@image{0.000}"), clim=CODE_CLIM
         ),
-        **position_outline("outline", "t"),
+        **row_outline("outline", "t"),
     }
     options = plot_opts(height=340, invert_yaxis=True)
     readout_depends = ("n", "d")
