@@ -179,7 +179,8 @@ def lede(caption: str) -> tuple[str, str]:
 # does not bundle: offline they would be missing.)
 _FORMULA_CSS = """
 :host { font-size: 1.12em; }
-.katex-display { margin: 0.2em 0 0.4em 0; overflow-x: auto; overflow-y: hidden; }
+/* A block, so a formula wider than a phone scrolls inside its card. */
+.katex-display { display: block; margin: 0.2em 0 0.4em 0; overflow-x: auto; overflow-y: hidden; }
 math { padding-bottom: 0.15em; }
 """
 

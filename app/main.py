@@ -21,6 +21,8 @@ from typing import Any
 
 import panel as pn
 import param
+from bokeh.core.validation import silence
+from bokeh.core.validation.warnings import FIXED_SIZING_MODE
 
 from .bokeh_defaults import keep_plain_defaults
 from .cards import notice_pane
@@ -64,6 +66,10 @@ pn.extension("katex", design=OfflineFast, js_files={"pex_a11y": A11Y_JS, "pex_ov
 without_mathjax()
 send_without_delay()
 keep_plain_defaults()
+# Bokeh warns that a 'fixed' plot has no width or height, but HoloViews sizes the
+# square figures (R1, the clock faces) by their frame instead, which Bokeh lays
+# out as asked: the warning is wrong for them, and it filled the log per session.
+silence(FIXED_SIZING_MODE, True)
 
 #: Python's collector thresholds for the server process (Python's own: 700, 10, 10).
 GC_THRESHOLDS = (10_000, 10, 100)

@@ -21,6 +21,9 @@
  *   in one websocket message, and one over the server's message limit closed
  *   the student's connection without a word (the server itself was fine).
  *   Files under the limit go to the server, which checks them again.
+ * - Number boxes: a number typed past a box's limits is set to the nearest
+ *   limit (5000 in a 0–4,096 box gives 4,096). Bokeh's spinner kept the old
+ *   value but left the typed number on screen, as if it had been taken.
  */
 (function () {
   "use strict";
@@ -171,8 +174,36 @@
     );
   }
 
+  function spinnerOf(input) {
+    if (!window.Bokeh || !Bokeh.index || !Bokeh.index.query) return null;
+    for (var view of Bokeh.index.query(function (v) { return v.input_el === input; })) {
+      if (view.model && view.model.type === "Spinner") return view.model;
+    }
+    return null;
+  }
+
+  function clampNumbers(root) {
+    if (root.__pexNumbers || !root.querySelector('input[type="text"]')) return;
+    root.__pexNumbers = true;
+    // Capture: the box shows the limit before Bokeh's own listener reads it.
+    root.addEventListener(
+      "change",
+      function (event) {
+        var input = event.target;
+        if (!input || input.type !== "text" || input.value.trim() === "") return;
+        var typed = Number(input.value);
+        var box = Number.isFinite(typed) ? spinnerOf(input) : null;
+        if (!box) return;
+        if (box.high != null && typed > box.high) input.value = String(box.high);
+        else if (box.low != null && typed < box.low) input.value = String(box.low);
+      },
+      true
+    );
+  }
+
   function widgets(root) {
     guardUploads(root);
+    clampNumbers(root);
     var handles = root.querySelectorAll('.noUi-handle[role="slider"]');
     if (handles.length) {
       var title = sliderTitle(root) || editableLabel(root) || "Slider";

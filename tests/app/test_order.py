@@ -136,7 +136,7 @@ def test_a_similarity_just_below_1_reads_approximately_1_beside_three_decimals(p
     texts = [t.strip() for t in drawn(page, "similarity", "values")["text"]]
     assert texts == ["1.000", "0.996", "≈ 1 (0.99993)", "0.922"]
     assert page.drawings["similarity"].frame().x[1] == 1.6
-    assert "RoPE ≈ 1 (0.99993)" in page.drawings["similarity"].chart.answer(page)
+    assert "RoPE ≈ 1 (0.99993)" in page.quick_check.answer()
 
 
 def test_o2_says_the_weights_are_seeded_random_numbers(page):

@@ -69,12 +69,6 @@ class Similarity(SentenceChart):
     }
     options = plot_opts(height=320, invert_yaxis=True, show_legend=False)
     readout_depends = _SENTENCES
-    question = (
-        "Reorder the words of sentence A to make B. Before looking at O2: what is the "
-        "cosine similarity of the two averaged outputs when the layer gets no position "
-        "information?"
-    )
-    answer_depends = _SENTENCES
 
     def frame(self, p: Any) -> Frame:
         values = similarities(p)
@@ -115,12 +109,3 @@ class Similarity(SentenceChart):
                 "outputs differ. Type the words of A in another order to see the effect."
             )
         return f"A = “{a}”, B = “{b}”. {why} {SEED_NOTE}"
-
-    def answer(self, p: Any) -> str:
-        values = {key: similarity_text(v) for key, v in similarities(p).items()}
-        return (
-            f"With no positions: <b>{values['none']}</b>. For a reordering of the same "
-            "words it is exactly 1: the rows are the same vectors in another order, and an "
-            f"average ignores order. Here, sinusoidal codes give {values['sinusoidal']}, "
-            f"RoPE {values['rope']} and a causal mask alone {values['causal']}."
-        )

@@ -89,14 +89,6 @@ class Pair(Chart):
                 ("turned by", "@turned{0.000} rad"),
             ],
         ),
-        "names": _mark(
-            hv.Labels,
-            (_C1, _C2),
-            ("text",),
-            text_color=text_color,
-            text_font_size="12pt",
-            text_font_style="bold",
-        ),
         "tips": _mark(
             hv.Points,
             (_C1, _C2),
@@ -109,6 +101,15 @@ class Pair(Chart):
             # No hover: Bokeh puts a tooltip on the side of its point towards the
             # frame's centre, over the arrows, and after a drag the pointer rests on
             # the tip. Its numbers are the content sliders'.
+        ),
+        # Over the tips: on a phone the frame is small enough for a name to touch its tip.
+        "names": _mark(
+            hv.Labels,
+            (_C1, _C2),
+            ("text",),
+            text_color=text_color,
+            text_font_size="12pt",
+            text_font_style="bold",
         ),
     }
     options = plot_opts(

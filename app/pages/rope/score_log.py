@@ -120,7 +120,8 @@ def score_log_extras(p: Any, controls: tuple[str, ...]) -> list[Any]:
         button.on_click(lambda _event, act=action: act(p))
         buttons.append(button)
     return [
-        pn.Row(*buttons, margin=(4, 6)),
+        # Wrapped, not clipped, when the column beside R1 is narrow.
+        pn.FlexBox(*buttons, flex_wrap="wrap", margin=(4, 6)),
         notice_pane(p.param.r1_notes, kind="info"),
         pn.pane.HTML(
             pn.bind(_log_html, p.param["log"]),
