@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 
 import holoviews as hv
 import panel as pn
@@ -12,6 +13,8 @@ import pytest
 from app.cards import Figure, QuickCheck
 from app.main import PAGES
 from app.page import Page
+
+from .test_numbers import BARE_E
 
 
 def test_registry_lists_built_pages():
@@ -52,6 +55,16 @@ def test_controls_are_the_parameters(page):
         assert p.label, f"{name} has no label"
         if isinstance(p, (pn.param.param.Number,)) and not isinstance(p, pn.param.param.Boolean):
             assert p.bounds is not None and None not in p.bounds, f"{name} is unbounded"
+
+
+def test_no_readout_shows_bare_e_notation(page):
+    """A student reads "≈ 0 (3.9 × 10⁻¹⁶)", never "3.9e-16" (S3's shift check, R2's
+    and R7's curve gaps printed e-notation)."""
+    for name, drawing in page.drawings.items():
+        chart = drawing.chart
+        if chart.readout_depends is not None:
+            text = re.sub(r"<[^>]*>", "", chart.readout(page))  # not a colour like #D55E00
+            assert not BARE_E.search(text), (name, text)
 
 
 def test_quick_check_answer_is_computed(page):

@@ -516,7 +516,7 @@ class TestScoreCurves:
         expected = rope_scores_by_offset(q, k, np.arange(301), 0)
         for curve in curves:
             np.testing.assert_allclose(curve, expected, atol=1e-9)
-        assert "e-1" in readout(page, "distance")  # a rounding-level gap
+        assert "<b>≈ 0 (" in readout(page, "distance")  # a rounding-level gap
         assert page.drawings["distance"].frame().x == (0, 300)
 
     def test_long_curves_are_drawn_at_two_points_a_pixel_with_their_envelope(self, page):

@@ -13,6 +13,7 @@ from bokeh.models import ColorBar, ColumnDataSource, Legend, Text
 from panel.io.state import set_curdoc
 
 from app.marks import KEY
+from app.numbers import difference
 from app.pages.sinusoidal import LEARNED_PRESETS, SinusoidalPage
 from app.pages.sinusoidal.shared import full_detail_rows, row_view
 from app.respond import one_update
@@ -24,6 +25,7 @@ from positional_core.sinusoidal import (
     sinusoidal_code,
     sinusoidal_encoding,
 )
+from positional_core.views import shift_check
 
 from .drawn import figures, record_events, rendered
 from .test_selection import browser_draws
@@ -201,8 +203,9 @@ def test_similarity_axes_hold_every_position_curve(page):
 def test_shift_check_readout(page):
     text = readout(page, "similarity")
     assert "t = 10, k = 3" in text
-    value = float(text.split("<b>")[2].split("</b>")[0])
-    assert value < 1e-12
+    residual = shift_check(10, 3, page.d, page.base)  # the core's number
+    assert residual < 1e-12
+    assert f"<b>{difference(residual)}</b>" in text  # "≈ 0 (1.1 × 10⁻¹⁶)"
 
 
 def test_quick_check_answer_is_d_over_two(page):

@@ -1,10 +1,11 @@
-"""Every page on a phone, a zoomed projector, a tablet and a laptop, in Chromium.
+"""Every page from a small phone to a wide monitor, in Chromium.
 
-At 390 px (a phone), 853 px (a 1280 px projector at 150 % zoom), 1,180 px (a
-tablet on its side) and 1,280 px:
+At 360 and 390 px (phones), 640 and 853 px (a 1280 × 720 projector at 200 % and
+150 % zoom), 1,180 px (a tablet on its side), 1,280 px (a laptop) and 2,560 px:
 the page declares its viewport (a phone would otherwise draw the desktop
 layout at 40 %), does not scroll sideways, and every figure is at least
-280 px wide, inside the window and clear of every other figure. Below 900 px
+280 px wide, inside the window and clear of every other figure; no formula
+or button runs out of its card, and the header shows the whole title. Below 900 px
 the sidebar is a drawer, closed when the page opens, and a square figure
 (R1, the clock faces) shrinks to the window (app/static/narrow.js);
 below 1,240 px the figure cards stand in one column (app/cards.py).
@@ -25,10 +26,13 @@ from .helpers import deep_js, open_page, wait_for_a11y_scan
 pytestmark = pytest.mark.ui
 
 SCREENS = {
+    "small-phone": (360, 740),
     "phone": (390, 844),
+    "projector-200": (640, 360),
     "projector": (853, 480),
     "tablet": (1180, 820),
     "laptop": (1280, 800),
+    "wide": (2560, 1440),
 }
 
 _LAYOUT = deep_js(
@@ -39,10 +43,29 @@ _LAYOUT = deep_js(
     .filter(r => r.width > 0 && r.height > 0)
     .map(r => ({x: r.left + window.scrollX, y: r.top + window.scrollY, w: r.width, h: r.height}));
   const sidebar = document.getElementById('sidebar');
+  const up = el => el.parentElement || el.getRootNode().host || null;
+  const cardOf = el => {
+    for (let e = up(el); e; e = up(e)) if (e.classList.contains('card')) return e;
+    return null;
+  };
+  // A formula or button whose right edge is past its card's (or the window's).
+  const overflowing = deepElements()
+    .filter(el => el.classList && (el.classList.contains('katex-display')
+      || el.classList.contains('bk-btn')))
+    .filter(el => el.getBoundingClientRect().width > 0)
+    .map(el => {
+      const card = cardOf(el);
+      const right = card ? card.getBoundingClientRect().right : window.innerWidth;
+      return {what: el.textContent.slice(0, 40), over: el.getBoundingClientRect().right - right};
+    })
+    .filter(o => o.over > 0.5);
+  const title = document.querySelector('#header .title');
   return {
     viewport: document.querySelector('meta[name=viewport]')?.content ?? null,
     scrollWidth: document.documentElement.scrollWidth,
     sidebarOpen: sidebar ? sidebar.getBoundingClientRect().width > 0 : null,
+    titleCut: title ? title.scrollWidth > title.clientWidth + 0.5 : null,
+    overflowing,
     figures,
   };
 })()"""
@@ -74,6 +97,8 @@ def test_every_page_fits_the_screen(page, server, slug, screen):
     assert got["viewport"] == "width=device-width, initial-scale=1"
     assert got["scrollWidth"] <= width, f"scrolls sideways by {got['scrollWidth'] - width} px"
     assert got["sidebarOpen"] is (width >= 900)
+    assert got["titleCut"] is False, "the header's title is cut"
+    assert not got["overflowing"], f"out of their card: {got['overflowing']}"
     figures = got["figures"]
     assert figures, "no figure drawn"
     for fig in figures:

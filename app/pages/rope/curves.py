@@ -17,6 +17,7 @@ from positional_core.rope import LAYOUTS, curve_spread, random_query_key, rope_s
 
 from ...chart import Chart, Frame, Mark, padded_data
 from ...look import OKABE_ITO, legend_outside, plot_opts, text_color
+from ...numbers import difference, readable
 
 __all__ = ["FIXED_STARTS", "Distance", "Mismatch"]
 
@@ -124,8 +125,8 @@ class Distance(_ScoreCurves):
     def readout(self, p: Any) -> str:
         spread = curve_spread(curves(p, p.layout))
         return (
-            f"Largest gap between the four curves: <b>{spread:.1e}</b> "
-            "(rounding): the score depends on the offset Δ only, wherever the query sits. "
+            f"Largest gap between the four curves: <b>{difference(spread)}</b>: "
+            "the score depends on the offset Δ only, wherever the query sits. "
             f"q and k: {p.d} random numbers each, seed {p.seed}; {p.layout} layout."
         )
 
@@ -176,6 +177,6 @@ class Mismatch(_ScoreCurves):
         matched = curve_spread(curves(p, p.layout))
         return (
             f"Keys rotated {p.layout}, query rotated {other}: the curves now "
-            f"disagree by up to <b>{spread:.3g}</b> (same layout: {matched:.1e}). "
+            f"disagree by up to <b>{readable(spread, 3)}</b> (same layout: {difference(matched)}). "
             "Nothing raises an error; the model just attends to the wrong places."
         )

@@ -201,6 +201,10 @@ class RopePage(Page):
         identity = self.figures["pair"].extras[-1]
         cut = next(i for i, item in enumerate(items) if item is identity)
         beside = pn.Column(*items[:cut], sizing_mode="stretch_width", min_width=320)
-        first.objects = [pn.Row(plot, beside, sizing_mode="stretch_width"), *items[cut:]]
+        # Side by side where there is room, the readout under the plot on a phone.
+        pair = pn.Row(
+            plot, beside, sizing_mode="stretch_width", stylesheets=[":host { flex-wrap: wrap; }"]
+        )
+        first.objects = [pair, *items[cut:]]
         grid = card_grid(*rest)
         return pn.Column(first, grid, sizing_mode="stretch_width")

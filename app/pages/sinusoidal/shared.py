@@ -154,6 +154,7 @@ def table_mark(value: hv.Dimension, tooltip: tuple[str, str], **style: Any) -> M
             "cmap": CODE_CMAP,
             **style,
             "colorbar": True,
+            "xticks": 4,  # the colour bar leaves a phone's table ~110 px wide
             "tools": ["hover"],
             "hover_tooltips": [("position t", "$y{custom}"), ("dimension j", "$x{0}"), tooltip],
         },

@@ -13,6 +13,7 @@ from positional_core.views import shift_check
 from ...chart import KEY, Chart, Choices, Frame, Mark, padded_data
 from ...look import OKABE_ITO, legend_outside, plot_opts
 from ...marks import rule
+from ...numbers import difference
 
 _S = hv.Dimension("s", label="position s")
 _DOT = hv.Dimension("dot", label="PE(t)·PE(s)")
@@ -100,8 +101,8 @@ class Similarity(Chart):
         residual = shift_check(p.t, p.k, p.d, p.base)
         return (
             f"<b>Shift check</b> for t = {p.t}, k = {p.k}: "
-            f"max |PE(t+k) − M<sub>k</sub>·PE(t)| = <b>{residual:.1e}</b> "
-            "(zero up to rounding: the same matrix M<sub>k</sub> works for every t)."
+            f"max |PE(t+k) − M<sub>k</sub>·PE(t)| = <b>{difference(residual)}</b> "
+            "(the same matrix M<sub>k</sub> works for every t)."
         )
 
     def answer(self, p: Any) -> str:
