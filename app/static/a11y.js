@@ -21,6 +21,7 @@
  *   in one websocket message, and one over the server's message limit closed
  *   the student's connection without a word (the server itself was fine).
  *   Files under the limit go to the server, which checks them again.
+ * - Formulas wider than a phone's card scroll sideways, and Tab reaches them.
  * - Number boxes: a number typed past a box's limits is set to the nearest
  *   limit (5000 in a 0–4,096 box gives 4,096). Bokeh's spinner kept the old
  *   value but left the typed number on screen, as if it had been taken.
@@ -201,9 +202,21 @@
     );
   }
 
+  // A formula wider than its card scrolls sideways (a phone): the keyboard
+  // reaches it too, as a named region.
+  function formulas(root) {
+    root.querySelectorAll(".katex-display").forEach(function (el) {
+      if (el.hasAttribute("tabindex") || el.scrollWidth <= el.clientWidth) return;
+      el.tabIndex = 0;
+      el.setAttribute("role", "region");
+      el.setAttribute("aria-label", "Formula, scrolls sideways");
+    });
+  }
+
   function widgets(root) {
     guardUploads(root);
     clampNumbers(root);
+    formulas(root);
     var handles = root.querySelectorAll('.noUi-handle[role="slider"]');
     if (handles.length) {
       var title = sliderTitle(root) || editableLabel(root) || "Slider";

@@ -3,10 +3,15 @@
 // And on any screen a figure with a fixed square frame (RoPE's R1, the clock
 // faces: their circles must stay round, so they do not stretch with the page)
 // shrinks its frame, still square, until the whole figure fits the window.
+// A legend of several columns above or below a figure narrower than it (E2's
+// and E3's methods on a phone) loses columns, one at a time, until it fits;
+// and a narrow figure's horizontal axis asks for fewer ticks (one per
+// TICK_SPACING px at most), so "10k12k14k" does not run together.
 (function () {
   const narrow = window.matchMedia("(max-width: 899px)");
   const MARGIN = 40;  // the page's and the card's padding around a figure
   const SMALLEST = 160;
+  const TICK_SPACING = 55;
 
   function closeDrawer() {
     const sidebar = document.getElementById("sidebar");
@@ -36,6 +41,49 @@
     }
   }
 
+  function fitLegends(reset) {
+    if (typeof Bokeh === "undefined" || !Bokeh.documents) { return; }
+    for (const doc of Bokeh.documents) {
+      for (const model of doc.all_models) {
+        if (model.type !== "Legend" || typeof model.ncols !== "number") { continue; }
+        if (model.__peCols == null) { model.__peCols = model.ncols; }
+        if (reset && model.ncols !== model.__peCols) {
+          model.setv({ncols: model.__peCols}, {sync: false});
+          continue;
+        }
+        const view = Bokeh.index.find_one(model);
+        const plot = view && view.parent;
+        if (!plot || !plot.el || model.ncols < 2) { continue; }
+        const room = plot.el.getBoundingClientRect().width;
+        if (room > 0 && view.bbox.width > room) {
+          model.setv({ncols: model.ncols - 1}, {sync: false});
+        }
+      }
+    }
+  }
+
+  function spaceTicks() {
+    if (typeof Bokeh === "undefined" || !Bokeh.documents) { return; }
+    for (const doc of Bokeh.documents) {
+      for (const axis of doc.all_models) {
+        const ticker = axis.ticker;
+        if (!ticker || ticker.type !== "BasicTicker") { continue; }
+        const view = Bokeh.index.find_one(axis);
+        const plot = view && view.parent;
+        if (!plot || !plot.frame || !plot.model.below || !plot.model.below.includes(axis)) {
+          continue;
+        }
+        if (ticker.__peTicks == null) { ticker.__peTicks = ticker.desired_num_ticks; }
+        const width = plot.frame.bbox.width;
+        if (width <= 0) { continue; }
+        const wanted = Math.max(2, Math.min(ticker.__peTicks, Math.floor(width / TICK_SPACING)));
+        if (wanted !== ticker.desired_num_ticks) {
+          ticker.setv({desired_num_ticks: wanted}, {sync: false});
+        }
+      }
+    }
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     closeDrawer();
     const main = document.getElementById("main");
@@ -43,6 +91,14 @@
   });
   // Figures arrive after the page loads and with each page opened: look again
   // now and then (cheap: a few models' sizes) and whenever the window changes.
-  window.addEventListener("resize", fitSquareFrames);
-  setInterval(fitSquareFrames, 500);
+  window.addEventListener("resize", function () {
+    fitSquareFrames();
+    fitLegends(true);  // a wider window may hold the columns again
+    spaceTicks();
+  });
+  setInterval(function () {
+    fitSquareFrames();
+    fitLegends(false);
+    spaceTicks();
+  }, 500);
 })();

@@ -5,7 +5,8 @@ At 360 and 390 px (phones), 640 and 853 px (a 1280 × 720 projector at 200 % and
 the page declares its viewport (a phone would otherwise draw the desktop
 layout at 40 %), does not scroll sideways, and every figure is at least
 280 px wide, inside the window and clear of every other figure; no formula
-or button runs out of its card, and the header shows the whole title. Below 900 px
+or button runs out of its card, no legend out of its figure, and the header
+shows the whole title. Below 900 px
 the sidebar is a drawer, closed when the page opens, and a square figure
 (R1, the clock faces) shrinks to the window (app/static/narrow.js);
 below 1,240 px the figure cards stand in one column (app/cards.py).
@@ -59,6 +60,17 @@ _LAYOUT = deep_js(
       return {what: el.textContent.slice(0, 40), over: el.getBoundingClientRect().right - right};
     })
     .filter(o => o.over > 0.5);
+  // A legend above or below a figure, wider than the figure (its end cut off).
+  const legends = [];
+  for (const doc of Bokeh.documents) {
+    for (const m of doc.all_models) {
+      const view = m.type === 'Legend' ? Bokeh.index.find_one(m) : null;
+      const plot = view && view.parent && view.parent.el;
+      if (!plot || view.bbox.width === 0) continue;
+      const over = view.bbox.width - plot.getBoundingClientRect().width;
+      if (over > 0.5) legends.push(Math.round(over));
+    }
+  }
   const title = document.querySelector('#header .title');
   return {
     viewport: document.querySelector('meta[name=viewport]')?.content ?? null,
@@ -66,6 +78,7 @@ _LAYOUT = deep_js(
     sidebarOpen: sidebar ? sidebar.getBoundingClientRect().width > 0 : null,
     titleCut: title ? title.scrollWidth > title.clientWidth + 0.5 : null,
     overflowing,
+    legends,
     figures,
   };
 })()"""
@@ -84,11 +97,12 @@ def test_every_page_fits_the_screen(page, server, slug, screen):
     width, height = SCREENS[screen]
     page.set_viewport_size({"width": width, "height": height})
     open_page(page, f"{server['url']}?page={slug}", min_canvases=2)
-    # The cards' layout settles after the last figure, and a square figure is
-    # fitted to the window within half a second of being drawn.
+    # The cards' layout settles after the last figure; a square figure is fitted
+    # to the window, a wide legend loses a column, each within half a second.
     with contextlib.suppress(PlaywrightTimeout):  # the assertions below say what is off
         page.wait_for_function(
             f"arg => {{ const got = ({_LAYOUT})(arg); return got.figures.length > 0 && "
+            "got.legends.length === 0 && "
             f"got.figures.every(f => f.x + f.w <= {width} + 0.5); }}",
             timeout=5_000,
         )
@@ -99,6 +113,7 @@ def test_every_page_fits_the_screen(page, server, slug, screen):
     assert got["sidebarOpen"] is (width >= 900)
     assert got["titleCut"] is False, "the header's title is cut"
     assert not got["overflowing"], f"out of their card: {got['overflowing']}"
+    assert not got["legends"], f"legends wider than their figure by {got['legends']} px"
     figures = got["figures"]
     assert figures, "no figure drawn"
     for fig in figures:
