@@ -7,7 +7,6 @@ upgrade of Panel changes them, instead of the pages silently getting slower.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import panel as pn
@@ -17,6 +16,7 @@ from bokeh.models import Legend, Title
 from bokeh.plotting import figure
 from panel.io.state import set_curdoc
 
+from app import respond
 from app.main import PAGES
 from app.respond import CATCH_UP_MS, one_update, walk_the_graph_once
 
@@ -270,18 +270,36 @@ def _served_widget(slug: str, name: str) -> tuple[Any, pn.widgets.Widget, Docume
     return page, widget, doc, model.ref["id"]
 
 
-def test_a_change_right_after_a_long_one_waits_for_the_values_queued_behind_it():
+class _Clock:
+    """``time.monotonic`` for app.respond: 20 ms pass at each reading (every change
+    is a long one) and ``pause`` jumps ahead, so the rule is tested, not this
+    shared machine's speed (a 50 ms stall here once made the wait look wrong)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        self.now += 0.020
+        return self.now
+
+    def pause(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def test_a_change_right_after_a_long_one_waits_for_the_values_queued_behind_it(monkeypatch):
     """A drag outrunning the server: the next value, arriving as a long change
     ends, waits CATCH_UP_MS so that the values queued behind it are read first
     (and merged by Panel); one arriving after a pause does not wait."""
+    clock = _Clock()
+    monkeypatch.setattr(respond, "time", clock)
     page, widget, doc, ref = _served_widget("extension", "d")
     with set_curdoc(doc):
-        widget._process_events({"value": 64})  # every figure redrawn: a long change
+        widget._process_events({"value": 64})  # 20 ms: a long change
         # Without a session Panel handles the change at once, after setting the wait.
         widget._server_change(doc, ref, None, "value", 64, 96)
         assert widget._debounce == CATCH_UP_MS
         assert page.d == 96
-        time.sleep(0.1)
+        clock.pause(0.1)
         widget._server_change(doc, ref, None, "value", 96, 64)
         assert widget._debounce == 0
         assert page.d == 64
