@@ -201,14 +201,26 @@ def _caption(text: str, margin: tuple[int, ...]) -> pn.pane.HTML:
     )
 
 
-def figure_card(fig: Figure, below: Sequence[Any] = ()) -> pn.Card:
+def figure_card(fig: Figure, below: Sequence[Any] = (), compact: bool = False) -> pn.Card:
     """The standard frame of a figure: title, plot, readout, the caption's lede,
     then the rest of the caption and the formula folded under "More", and
-    ``below`` (the page's quick check, when it asks about this figure)."""
+    ``below`` (the page's quick check, when it asks about this figure).
+
+    ``compact``: plot and readout only (a projected lesson step, whose own
+    title and text say what the card's would).
+    """
     plot = fig.plot if fig.linked_axes else pn.pane.HoloViews(fig.plot, linked_axes=False)
     items: list[Any] = [plot]
     if fig.readout is not None:
         items.append(fig.readout)
+    if compact:
+        return pn.Card(
+            *items,
+            hide_header=True,
+            sizing_mode="stretch_width",
+            margin=(6, 6),
+            stylesheets=[_CARD_CSS],
+        )
     items.extend(fig.extras)
     shown, folded = lede(fig.caption)
     items.append(_caption(shown, (6, 10, 0, 10)))

@@ -26,6 +26,7 @@ from bokeh.core.validation.warnings import FIXED_SIZING_MODE
 
 from .bokeh_defaults import keep_plain_defaults
 from .cards import notice_pane
+from .lesson import Lesson
 from .look import FONT_STACK, OKABE_ITO
 from .page import Page
 from .pages.alibi import AlibiPage
@@ -38,7 +39,7 @@ from .pages.sinusoidal import SinusoidalPage
 from .respond import one_update, walk_the_graph_once
 from .theme import OfflineFast, OfflineNative, css_served_here, without_mathjax
 from .transport import send_without_delay
-from .urlstate import TRUE_WORDS, UrlWriter, normalise_query, page_query
+from .urlstate import TRUE_WORDS, UrlWriter, normalise_query
 
 __all__ = ["PAGES", "AppShell", "build_app", "is_true"]
 
@@ -48,6 +49,12 @@ A11Y_JS = "app/static/a11y.js"
 OVERLAY_JS = "app/static/overlay.js"
 #: The sidebar as a drawer, square figures fitted to a narrow window (app/static/narrow.js).
 NARROW_JS = "app/static/narrow.js"
+
+#: The lesson's ← / → keys press its Previous / Next buttons (app/static/lesson.js).
+LESSON_JS = "app/static/lesson.js"
+
+#: The presenter view's sizes, no toolbars, sidebar closed (app/static/present.js).
+PRESENT_JS = "app/static/present.js"
 
 #: Type sizes, a light header and sidebar, the drawer below 900 px (app/static/page.css).
 PAGE_CSS = "app/static/page.css"
@@ -62,7 +69,11 @@ HEADER_COLOURS = {
 # Everything the browser loads comes from this server (offline classrooms):
 # Panel's and Bokeh's bundles are served from /static, KaTeX included. The
 # accessibility script goes into every page, the template and the embedded views.
-pn.extension("katex", design=OfflineFast, js_files={"pex_a11y": A11Y_JS, "pex_overlay": OVERLAY_JS})
+pn.extension(
+    "katex",
+    design=OfflineFast,
+    js_files={"pex_a11y": A11Y_JS, "pex_overlay": OVERLAY_JS, "pex_lesson": LESSON_JS},
+)
 without_mathjax()
 send_without_delay()
 keep_plain_defaults()
@@ -110,6 +121,10 @@ PAGES: dict[str, type[Page]] = {
     )
 }
 DEFAULT_PAGE = "order"
+#: The guided lesson's slug: it leads through the topic pages' figures (app/lesson/).
+LESSON = Lesson.slug
+#: What the navigation offers: the lesson first, then the topic pages.
+SLUGS = [LESSON, *PAGES]
 
 TITLE = "Positional Encoding Explorer"
 ABOUT = (
@@ -143,22 +158,24 @@ class AppShell(param.Parameterized):
     named by ``figure``; both keys stay in the link it writes.
     """
 
-    page = param.Selector(default=DEFAULT_PAGE, objects=list(PAGES), doc="The page shown.")
+    page = param.Selector(default=DEFAULT_PAGE, objects=SLUGS, doc="The page shown.")
 
     def __init__(self, query: Mapping[str, Any] | None = None, **params: Any) -> None:
         query = normalise_query(query or {})
         notes: list[str] = []
         slug = query.get("page", DEFAULT_PAGE)
-        if slug not in PAGES:
+        if slug not in SLUGS:
             notes.append(f"There is no page {slug[:24]!r}; showing {PAGES[DEFAULT_PAGE].title}.")
             slug = DEFAULT_PAGE
         super().__init__(page=slug, **params)
         self._theme = query.get("theme") if query.get("theme") in {"default", "dark"} else None
-        self._pages: dict[str, Page] = {}
+        self._pages: dict[str, Page | Lesson] = {}
         self.url = UrlWriter()
         self.shell_notes = notes
         #: Shown without the template (``embed=1``), and then maybe one figure alone.
         self.embed = is_true(query.get("embed"))
+        #: The presenter view (``present=1``): larger type, no toolbars (app/static/present.js).
+        self.present = is_true(query.get("present"))
         name = query.get("figure") if self.embed else None
         self.figure = name if name in self.current.figures else None
         if name is not None and self.figure is None:
@@ -170,7 +187,7 @@ class AppShell(param.Parameterized):
         self.main_area = pn.Column(sizing_mode="stretch_width")
         self.nav = pn.widgets.RadioButtonGroup.from_param(
             self.param.page,
-            options={cls.title: slug for slug, cls in PAGES.items()},
+            options={Lesson.title: LESSON, **{cls.title: slug for slug, cls in PAGES.items()}},
             orientation="vertical",
             color="primary",
             variant="outline",
@@ -179,11 +196,11 @@ class AppShell(param.Parameterized):
         )
         self._show(query)
 
-    def page_object(self, slug: str) -> Page:
+    def page_object(self, slug: str) -> Page | Lesson:
         """The session's instance of page ``slug`` (built on first use)."""
         if slug not in self._pages:
-            page = PAGES[slug]()
-            page.param.watch(lambda *_: self.write_url(), page.control_names())
+            page = Lesson(PAGES, self.present) if slug == LESSON else PAGES[slug]()
+            page.on_link_change(self.write_url)
             self._pages[slug] = page
         return self._pages[slug]
 
@@ -193,7 +210,7 @@ class AppShell(param.Parameterized):
         return self._theme or "default"
 
     @property
-    def current(self) -> Page:
+    def current(self) -> Page | Lesson:
         return self.page_object(self.page)
 
     def _show(self, query: Mapping[str, str] | None = None) -> None:
@@ -221,13 +238,15 @@ class AppShell(param.Parameterized):
     def link_query(self) -> dict[str, str]:
         """The query that reopens this session's state."""
         page = self.current
-        query = page_query(self.page, page, page.control_names())
+        query = {"page": self.page, **page.link_values()}
         if self.figure is not None:
             query["figure"] = self.figure
         if self.embed:
             query["embed"] = "1"
         if self._theme:
             query["theme"] = self._theme
+        if self.present:
+            query["present"] = "1"
         return query
 
     def write_url(self) -> None:
@@ -295,6 +314,7 @@ def _template(shell: AppShell) -> pn.template.FastListTemplate:
     )
     template.config.css_files.append(PAGE_CSS)
     template.config.js_files["pex_narrow"] = NARROW_JS
+    template.config.js_files["pex_present"] = PRESENT_JS
     return template
 
 

@@ -33,7 +33,7 @@ from .chart import Chart, choice_name
 from .drawing import Drawing
 from .respond import one_update, respond_at_once
 from .selection import select_in_browser
-from .urlstate import read_query
+from .urlstate import read_query, serialise_value
 from .widgets import boxes_follow_bounds, value_widget
 
 __all__ = ["Page"]
@@ -142,6 +142,14 @@ class Page(pn.viewable.Viewer):
     def dynamic_bounds(cls, values: Mapping[str, Any]) -> dict[str, tuple[Any, Any]]:
         """Bounds that depend on other values, e.g. ``{"t": (0, n - 1)}``."""
         return {}
+
+    def link_values(self) -> dict[str, str]:
+        """The values a link needs to reopen this page as it is."""
+        return {n: serialise_value(getattr(self, n)) for n in self.control_names()}
+
+    def on_link_change(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` after any change of what :meth:`link_values` returns."""
+        self.param.watch(lambda *_: callback(), self.control_names())
 
     def _values(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.control_names()}
@@ -264,7 +272,7 @@ class Page(pn.viewable.Viewer):
         fig = self._figures[name]
         # Panel's default margin here (the sidebar's groups have none).
         controls = self.param_group(fig.controls, margin=(5, 10))
-        return self._wire(pn.Column(controls, figure_card(fig), sizing_mode="stretch_width"))
+        return self.wire(pn.Column(controls, figure_card(fig), sizing_mode="stretch_width"))
 
     def param_group(self, names: Iterable[str], **opts: Any) -> pn.Param:
         """The widgets of the controls ``names``, drawn as :attr:`widget_specs` says."""
@@ -286,7 +294,7 @@ class Page(pn.viewable.Viewer):
         """What the controls show, top to bottom (by default a widget per control)."""
         return [self.param_group(self.control_names())]
 
-    def _wire(self, view: pn.viewable.Viewable) -> pn.viewable.Viewable:
+    def wire(self, view: pn.viewable.Viewable) -> pn.viewable.Viewable:
         """Make ``view``'s widgets answer at once, and select in the browser where they can."""
         respond_at_once(view)
         widgets: dict[str, list[pn.widgets.Widget]] = {}
@@ -328,7 +336,7 @@ class Page(pn.viewable.Viewer):
         ]
 
     def sidebar(self) -> pn.viewable.Viewable:
-        return self._wire(
+        return self.wire(
             pn.Column(self.controls(), *self._extra_controls(), sizing_mode="stretch_width")
         )
 
@@ -360,7 +368,7 @@ class Page(pn.viewable.Viewer):
                 *([quick_check_card(check)] if check and below is None else []),
                 sizing_mode="stretch_width",
             )
-            self._wire(self._content)
+            self.wire(self._content)
         return self._content
 
     def __panel__(self) -> pn.viewable.Viewable:

@@ -40,9 +40,9 @@ __all__ = [
     "shown_value",
 ]
 
-#: Keys the shell owns (which page, the template's theme, embedding); the pages
-#: never see them and they are never reported as unknown.
-RESERVED_KEYS = ("page", "theme", "figure", "embed")
+#: Keys the shell owns (which page, the template's theme, embedding, the
+#: presenter view); the pages never see them and they are never reported as unknown.
+RESERVED_KEYS = ("page", "theme", "figure", "embed", "present")
 #: A value longer than this is refused before it is parsed (a 10 KB URL value
 #: is never useful here).
 MAX_VALUE_CHARS = 1000

@@ -20,6 +20,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from app.lesson import STEPS
 from app.main import PAGES
 
 from .helpers import deep_js, open_page, wait_for_a11y_scan
@@ -91,12 +92,26 @@ def _overlap(a: dict, b: dict) -> float:
     return max(dx, 0) * max(dy, 0)
 
 
+#: Every step of the guided lesson (one figure each, its controls beside it).
+LESSON_STEPS = [f"lesson&step={i}" for i in range(1, len(STEPS) + 1)]
+
+
 @pytest.mark.parametrize("screen", list(SCREENS))
 @pytest.mark.parametrize("slug", sorted(PAGES))
 def test_every_page_fits_the_screen(page, server, slug, screen):
+    _fits(page, server, slug, screen, min_canvases=2)
+
+
+@pytest.mark.parametrize("screen", ["small-phone", "phone", "projector", "laptop"])
+@pytest.mark.parametrize("slug", LESSON_STEPS)
+def test_every_lesson_step_fits_the_screen(page, server, slug, screen):
+    _fits(page, server, slug, screen, min_canvases=1)
+
+
+def _fits(page, server, slug: str, screen: str, min_canvases: int) -> None:
     width, height = SCREENS[screen]
     page.set_viewport_size({"width": width, "height": height})
-    open_page(page, f"{server['url']}?page={slug}", min_canvases=2)
+    open_page(page, f"{server['url']}?page={slug}", min_canvases=min_canvases)
     # The cards' layout settles after the last figure; a square figure is fitted
     # to the window, a wide legend loses a column, each within half a second.
     with contextlib.suppress(PlaywrightTimeout):  # the assertions below say what is off
@@ -183,15 +198,18 @@ def test_type_sizes_header_and_toolbars_read_as_an_explainer(page, server, slug)
     page.wait_for_function(f"arg => ({_FIRST_TOOLBAR})(arg).opacity === '0'", timeout=5_000)
 
 
-@pytest.mark.parametrize("screen", ["phone", "projector"])
-@pytest.mark.parametrize("slug", sorted(PAGES))
+@pytest.mark.parametrize(
+    ("slug", "screen"),
+    [(s, w) for s in sorted(PAGES) for w in ("phone", "projector")]
+    + [(s, "phone") for s in LESSON_STEPS],
+)
 def test_axe_finds_no_serious_violation_on_a_small_screen(page, server, slug, screen):
     """axe-core at a phone's and a zoomed projector's width (the laptop width,
     both themes, is in test_a11y.py): the drawer, the one-column cards and the
     number boxes stay accessible."""
     width, height = SCREENS[screen]
     page.set_viewport_size({"width": width, "height": height})
-    open_page(page, f"{server['url']}?page={slug}", min_canvases=2)
+    open_page(page, f"{server['url']}?page={slug}", min_canvases=1 if "step=" in slug else 2)
     wait_for_a11y_scan(page)
     page.wait_for_timeout(300)
     violations = Axe().run(page, options={"resultTypes": ["violations"]}).response["violations"]

@@ -1,0 +1,317 @@
+"""The guided lesson (``?page=lesson&step=N``): one idea a step, in teaching order.
+
+Each step shows one figure of a topic page, with only the controls that step
+needs beside it, two to four sentences, a multiple-choice question whose
+feedback the core computes (:mod:`app.lesson.checks`), and a link that opens
+the full page at the same settings. The steps themselves are data
+(``steps.toml``). Each step owns an instance of its topic page, built on
+first visit, so a step keeps its settings when the class moves on and back.
+
+Next / Previous (and the ← / → keys, ``app/static/lesson.js``) move between
+steps; the address holds the step and its controls' values, so a teacher can
+prepare a link to any step at any setting.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+import panel as pn
+import param
+
+from ..cards import figure_card, notice_pane
+from ..page import Page
+from ..respond import one_update
+from ..urlstate import RESERVED_KEYS, encode_query, page_query, read_query, serialise_value
+from .checks import GRADERS
+from .steps import STEPS, Check, Step
+
+__all__ = ["STEPS", "Lesson"]
+
+#: The step's title at the size of a page's title; the line above it smaller.
+_HEADING_CSS = """
+h2 { font-size: 1.875em; line-height: 1.2; font-weight: 650; margin-block: 0.2em 0.1em; }
+.progress { font-size: 0.95em; font-weight: 600; opacity: 0.8; margin: 0; }
+.step-text { font-size: 1.06em; line-height: 1.55; max-width: 46em; margin-block: 0.3em; }
+"""
+#: The step's controls and question in a column beside its figure where the
+#: figure keeps at least ~440 px (no sidebar below 900 px), under it elsewhere.
+_STEP_CSS = """
+:host {
+  grid-template-columns: minmax(0, 1fr) %dpx !important;
+  grid-template-rows: none !important; grid-auto-flow: row !important; align-items: start;
+}
+:host > * { grid-row: auto !important; grid-column: auto !important; }
+@media (max-width: 759px), (min-width: 900px) and (max-width: 1099px) {
+  :host { grid-template-columns: minmax(0, 1fr) !important; }
+}
+"""
+#: The side column's width, and in the presenter view (20 px type).
+SIDE, PRESENT_SIDE = 320, 420
+#: Projected, the step's text runs the screen's width (three lines, not five).
+_PRESENT_TEXT_CSS = ".step-text { max-width: none; margin-block: 0; }"
+#: The navigation's buttons and "Step N of M" wrap on a narrow phone.
+_WRAP_CSS = ":host { flex-wrap: wrap; align-items: flex-start; }"
+_CHECK_CSS = """
+:host { border-left: 4px solid #0072B2; background: rgba(0, 114, 178, 0.07); border-radius: 4px; }
+.right, .wrong { font-weight: 650; }
+p { margin-block: 0.35em; }
+"""
+#: Class names lesson.js finds the buttons by (the ← / → keys press them).
+NEXT_CLASS, PREVIOUS_CLASS = "lesson-next", "lesson-previous"
+
+
+class Lesson(pn.viewable.Viewer):
+    """The lesson's state (the step shown) and its views, for one session."""
+
+    slug: ClassVar[str] = "lesson"
+    title: ClassVar[str] = "Guided lesson"
+
+    step = param.Integer(default=1, bounds=(1, len(STEPS)), label="Step", doc="The step shown.")
+    notes = param.List(default=[], item_type=str, precedence=-1, doc="What a link changed.")
+
+    def __init__(
+        self, pages: Mapping[str, type[Page]], present: bool = False, **params: Any
+    ) -> None:
+        super().__init__(**params)
+        self._page_classes = pages
+        #: The presenter view: each step's figure without its caption, the
+        #: choices two a row, so a step fits a 1280 × 720 projector.
+        self.present = present
+        self._pages: dict[int, Page] = {}
+        self._views: dict[int, pn.viewable.Viewable] = {}
+        self._listeners: list[Callable[[], None]] = []
+        self.figures: dict[str, Any] = {}  # the shell shows no single figure of the lesson
+        self._body = pn.Column(sizing_mode="stretch_width")
+        self._sidebar: pn.viewable.Viewable | None = None
+        self._content: pn.viewable.Viewable | None = None
+        self.param.watch(self._step_changed, "step")
+
+    # ----------------------------------------------------------------- state
+    @property
+    def spec(self) -> Step:
+        """The step shown."""
+        return STEPS[self.step - 1]
+
+    def step_page(self, number: int | None = None) -> Page:
+        """The topic page behind step ``number`` (the one shown by default), built once."""
+        number = self.step if number is None else number
+        if number not in self._pages:
+            spec = STEPS[number - 1]
+            page = self._page_classes[spec.page]()
+            page.set_state(**spec.start)
+            page.param.watch(self._control_moved, list(spec.controls))
+            self._pages[number] = page
+        return self._pages[number]
+
+    def control_names(self) -> list[str]:
+        """The link's keys: the step, then the step's controls."""
+        return ["step", *self.spec.controls]
+
+    def link_values(self) -> dict[str, str]:
+        page = self.step_page()
+        return {
+            "step": str(self.step),
+            **{name: serialise_value(getattr(page, name)) for name in self.spec.controls},
+        }
+
+    def on_link_change(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` whenever what :meth:`link_values` returns may have changed."""
+        self._listeners.append(callback)
+
+    def _tell(self) -> None:
+        for callback in self._listeners:
+            callback()
+
+    def _control_moved(self, *_events: param.parameterized.Event) -> None:
+        self.notes = []
+        self._tell()
+
+    def _step_changed(self, *_events: param.parameterized.Event) -> None:
+        self.notes = []
+        with one_update():
+            self._body.objects = [self.step_view(self.step)]
+        self._tell()
+
+    def apply_query(self, query: Mapping[str, Any]) -> list[str]:
+        """Open the step and settings of a link; say what was changed or ignored."""
+        first = read_query(
+            type(self).param, {k: v for k, v in query.items() if k == "step"}, ["step"]
+        )
+        if "step" in first.values:
+            self.step = first.values["step"]
+        controls = self.spec.controls
+        ignored = [k for k in query if k not in (*RESERVED_KEYS, "step", *controls)]
+        page = self.step_page()
+        page.apply_query({k: v for k, v in query.items() if k in controls})
+        notes = first.notes + list(page.notes)
+        if ignored:
+            shown = ", ".join(repr(k[:24]) for k in ignored[:5])
+            notes.append(f"Not a setting of step {self.step}, ignored: {shown}.")
+        self.notes = notes
+        return notes
+
+    # ----------------------------------------------------------------- views
+    def full_page_link(self, number: int) -> str:
+        """HTML: a link to step ``number``'s topic page with the step's settings."""
+        spec, page = STEPS[number - 1], self.step_page(number)
+        query = encode_query(page_query(spec.page, page, page.control_names()))
+        return f'<a href="{html.escape(query)}">Open in the full page →</a>'
+
+    def step_view(self, number: int) -> pn.viewable.Viewable:
+        """Step ``number``: its text, figure, controls, question and link (built once;
+        the title is :meth:`content`'s)."""
+        if number not in self._views:
+            spec, page = STEPS[number - 1], self.step_page(number)
+            link = pn.pane.HTML(
+                pn.bind(
+                    lambda *_: self.full_page_link(number), *page.param.objects("existing").values()
+                ),
+                margin=(8, 10),
+            )
+            side = pn.Column(
+                page.param_group(spec.controls, margin=(5, 0)),
+                check_view(spec.check, columns=_columns(spec.check) if self.present else 1),
+                link,
+                sizing_mode="stretch_width",
+                margin=(6, 6),
+            )
+            card = figure_card(page.figures[spec.figure], compact=self.present)
+            text_css = [_HEADING_CSS, _PRESENT_TEXT_CSS] if self.present else [_HEADING_CSS]
+            grid_css = _STEP_CSS % (PRESENT_SIDE if self.present else SIDE)
+            view = pn.Column(
+                pn.pane.HTML(
+                    f'<p class="step-text">{spec.text}</p>',
+                    stylesheets=text_css,
+                    sizing_mode="stretch_width",
+                    margin=(0, 10),
+                ),
+                pn.GridBox(
+                    card, side, ncols=2, sizing_mode="stretch_width", stylesheets=[grid_css]
+                ),
+                sizing_mode="stretch_width",
+            )
+            self._views[number] = page.wire(view)
+        return self._views[number]
+
+    def navigation(self) -> pn.Row:
+        """Previous, Next, and "Step N of M" (under them on a narrow phone)."""
+        previous = pn.widgets.Button(
+            label="← Previous",
+            css_classes=[PREVIOUS_CLASS],
+            color="light",
+            disabled=self.param.step.rx() <= 1,
+            width=112,
+        )
+        following = pn.widgets.Button(
+            label="Next →",
+            css_classes=[NEXT_CLASS],
+            color="primary",
+            disabled=self.param.step.rx() >= len(STEPS),
+            width=112,
+        )
+        previous.on_click(lambda _e: self.param.update(step=max(1, self.step - 1)))
+        following.on_click(lambda _e: self.param.update(step=min(len(STEPS), self.step + 1)))
+        where = pn.pane.HTML(
+            self.param.step.rx().rx.pipe(
+                lambda n: f'<p class="progress">Step {n} of {len(STEPS)}</p>'
+            ),
+            stylesheets=[_HEADING_CSS],
+            margin=(14, 4, 0, 4),
+        )
+        return pn.Row(previous, following, where, margin=(4, 4), stylesheets=[_WRAP_CSS])
+
+    def sidebar(self) -> pn.viewable.Viewable:
+        """The steps, to jump to any of them."""
+        if self._sidebar is None:
+            options = {f"{i}. {s.title}": i for i, s in enumerate(STEPS, start=1)}
+            self._sidebar = pn.Column(
+                pn.widgets.Select.from_param(self.param.step, options=options, name="Go to step"),
+                sizing_mode="stretch_width",
+            )
+        return self._sidebar
+
+    def content(self) -> pn.viewable.Viewable:
+        """Navigation, the step's title, a notice of what a link changed, the step."""
+        if self._content is None:
+            self._body.objects = [self.step_view(self.step)]
+            title = pn.pane.HTML(
+                self.param.step.rx().rx.pipe(
+                    lambda n: f"<h2>{html.escape(STEPS[n - 1].title)}</h2>"
+                ),
+                stylesheets=[_HEADING_CSS],
+                sizing_mode="stretch_width",
+                margin=(0, 10),
+            )
+            # Projected, the title and the buttons share a line: a step is one screen.
+            top = (
+                [
+                    pn.Row(
+                        title,
+                        self.navigation(),
+                        sizing_mode="stretch_width",
+                        stylesheets=[_WRAP_CSS],
+                    )
+                ]
+                if self.present
+                else [self.navigation(), title]
+            )
+            self._content = pn.Column(
+                *top,
+                notice_pane(self.param.notes, kind="warning", title="Some settings were changed:"),
+                self._body,
+                sizing_mode="stretch_width",
+            )
+        return self._content
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return pn.Row(
+            pn.Column(self.sidebar(), width=300), self.content(), sizing_mode="stretch_width"
+        )
+
+
+def _columns(check: Check) -> int:
+    """How many choices stand in a row of the projected side column: four
+    numbers, two short phrases, else one."""
+    longest = max(len(c) for c in check.choices)
+    return 4 if longest <= 6 else 2 if longest <= 18 else 1
+
+
+def check_view(check: Check, columns: int = 1) -> pn.Column:
+    """The question, one button per choice (``columns`` a row), and the feedback
+    the core computes on a click."""
+    feedback = pn.pane.HTML(
+        "", sizing_mode="stretch_width", margin=(0, 12, 8, 12), stylesheets=[_CHECK_CSS]
+    )
+
+    def choose(index: int) -> None:
+        grade = GRADERS[check.grade](check.choices)
+        chosen = html.escape(check.choices[index])
+        if index == grade.correct:
+            verdict = f'<span class="right">Right: {chosen}.</span>'
+        else:
+            right = html.escape(check.choices[grade.correct])
+            verdict = f'<span class="wrong">Not {chosen}:</span> the answer is {right}.'
+        feedback.object = f'<p role="status">{verdict} {grade.why}</p>'
+
+    buttons = []
+    for i, choice in enumerate(check.choices):
+        button = pn.widgets.Button(
+            label=choice, color="light", sizing_mode="stretch_width", margin=(2, 10)
+        )
+        button.on_click(lambda _e, i=i: choose(i))
+        buttons.append(button)
+    return pn.Column(
+        pn.pane.HTML(
+            f"<p><b>{html.escape(check.label)}.</b> {check.question}</p>",
+            sizing_mode="stretch_width",
+            margin=(4, 12, 0, 12),
+        ),
+        pn.GridBox(*buttons, ncols=columns, sizing_mode="stretch_width"),
+        feedback,
+        sizing_mode="stretch_width",
+        margin=(6, 6, 4, 6),
+        stylesheets=[_CHECK_CSS],
+    )

@@ -1,0 +1,104 @@
+"""The guided lesson in a real browser: questions, Next / Previous, the keys, the address."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from app.lesson import STEPS
+
+from .helpers import PageWatch, deep_js, open_page
+
+
+def test_a_student_answers_moves_on_with_the_keys_and_the_address_follows(server, page: Page):
+    watch = PageWatch().attach(page)
+    open_page(page, f"{server['url']}?page=lesson&step=6")
+    expect(page.get_by_text("Step 6 of 11")).to_be_visible()
+    page.get_by_role("button", name="0.878", exact=True).click()
+    expect(page.get_by_text("the answer is 0.479")).to_be_visible(timeout=5_000)
+    page.get_by_role("button", name="0.479", exact=True).click()
+    expect(page.get_by_text("Right: 0.479.")).to_be_visible(timeout=5_000)
+
+    page.mouse.click(640, 30)  # the header: the focus is on no control
+    page.keyboard.press("ArrowRight")
+    expect(page.get_by_text("Step 7 of 11")).to_be_visible(timeout=10_000)
+    expect(page).to_have_url(re.compile(r"page=lesson&step=7&start=1000&d=64$"), timeout=5_000)
+    page.keyboard.press("ArrowLeft")
+    expect(page.get_by_text("Step 6 of 11")).to_be_visible(timeout=10_000)
+    page.get_by_role("button", name="Next →").click()
+    expect(page.get_by_text("Step 7 of 11")).to_be_visible(timeout=10_000)
+    assert not watch.errors and not watch.external
+
+
+def test_arrow_keys_on_a_slider_move_the_slider_not_the_lesson(server, page: Page):
+    open_page(page, f"{server['url']}?page=lesson&step=3")
+    handle = page.get_by_role("slider", name=re.compile("Position t")).first
+    handle.focus()
+    page.keyboard.press("ArrowRight")
+    expect(page).to_have_url(re.compile(r"step=3&t=11&"), timeout=5_000)
+    expect(page.get_by_text("Step 3 of 11")).to_be_visible()
+
+
+def test_the_full_page_link_opens_the_topic_page_at_the_steps_settings(server, page: Page):
+    open_page(page, f"{server['url']}?page=lesson&step=6&m=105&n=102")
+    page.get_by_role("link", name="Open in the full page →").click()
+    expect(page).to_have_url(re.compile(r"page=rope&m=105&n=102&theta=0\.5&"), timeout=10_000)
+    expect(page.get_by_text("query at m = 105, key at n = 102").first).to_be_visible(timeout=15_000)
+
+
+#: Per step, projected: the page's overflow, the smallest body text, tick and
+#: legend sizes of every figure, figures that still have a toolbar, the sidebar.
+_PROJECTED = deep_js(
+    """(() => {
+  const main = document.getElementById('main');
+  const px = v => parseFloat(typeof v === 'object' && v !== null ? v.value : v);
+  const text = deepElements().filter(el => el.classList && el.classList.contains('step-text'));
+  const ticks = [], legends = [], toolbars = [];
+  for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+    if (m.properties.major_label_text_font_size && m.visible !== false) {
+      ticks.push(px(m.major_label_text_font_size));
+    }
+    if (m.type === 'Legend') legends.push(px(m.label_text_font_size));
+    if (m.properties.toolbar_location && m.toolbar_location != null) toolbars.push(m.type);
+  }
+  return {
+    over: main.scrollHeight - main.clientHeight,
+    text: Math.min(...text.map(el => parseFloat(getComputedStyle(el).fontSize))),
+    ticks: Math.min(...ticks), legends: legends.length ? Math.min(...legends) : null, toolbars,
+    sidebarOpen: document.getElementById('sidebar').getBoundingClientRect().width > 0,
+  };
+})()"""
+)
+
+
+@pytest.mark.parametrize("step", range(1, len(STEPS) + 1))
+def test_each_projected_step_fits_a_1280_by_720_projector_in_large_type(server, page: Page, step):
+    """``present=1``: body text ≥ 20 px, ticks and legends ≥ 16 px, no toolbars,
+    the sidebar closed, and the whole step on one 1280 × 720 screen."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    open_page(page, f"{server['url']}?page=lesson&step={step}&present=1")
+    # The sizes are set and the figure's height fitted within a second or two.
+    with contextlib.suppress(PlaywrightTimeout):  # the assertions below say what is off
+        page.wait_for_function(
+            f"arg => {{ const g = ({_PROJECTED})(arg); return g.over <= 1 && g.ticks >= 16 "
+            "&& (g.legends === null || g.legends >= 16) && g.toolbars.length === 0; }",
+            timeout=8_000,
+        )
+    got = page.evaluate(_PROJECTED)
+    assert got["over"] <= 1, f"step {step} scrolls by {got['over']} px"
+    assert got["text"] >= 20, got
+    assert got["ticks"] >= 16, got
+    assert got["legends"] is None or got["legends"] >= 16, got
+    assert got["toolbars"] == [], got
+    assert got["sidebarOpen"] is False
+
+
+def test_the_presenter_view_stays_on_when_the_class_moves_on(server, page: Page):
+    page.set_viewport_size({"width": 1280, "height": 720})
+    open_page(page, f"{server['url']}?page=lesson&step=2&present=1")
+    page.get_by_role("button", name="Next →").click()
+    expect(page).to_have_url(re.compile(r"page=lesson&step=3&.*present=1"), timeout=10_000)
