@@ -20,12 +20,14 @@ from typing import Any, ClassVar
 
 import panel as pn
 import param
+from panel.io.state import set_curdoc
 
 from ..cards import figure_card, notice_pane
 from ..page import Page
 from ..respond import one_update
 from ..urlstate import RESERVED_KEYS, encode_query, page_query, read_query, serialise_value
 from .checks import GRADERS
+from .classroom import Classroom
 from .steps import STEPS, Check, Step
 
 __all__ = ["STEPS", "Lesson"]
@@ -59,6 +61,9 @@ _CHECK_CSS = """
 .right, .wrong { font-weight: 650; }
 p { margin-block: 0.35em; }
 """
+#: How long after a step is shown the next one is built, hidden (the browser
+#: draws the shown one first).
+PREPARE_AFTER_MS = 400
 #: Class names lesson.js finds the buttons by (the ← / → keys press them).
 NEXT_CLASS, PREVIOUS_CLASS = "lesson-next", "lesson-previous"
 
@@ -88,6 +93,9 @@ class Lesson(pn.viewable.Viewer):
         self._sidebar: pn.viewable.Viewable | None = None
         self._content: pn.viewable.Viewable | None = None
         self.param.watch(self._step_changed, "step")
+        #: This session's part in a class (teacher, student or neither).
+        self.classroom = Classroom(self.lesson_values, self.follow)
+        self.classroom.param.watch(lambda *_: self._tell(), "room")  # the link holds it
 
     # ----------------------------------------------------------------- state
     @property
@@ -110,18 +118,23 @@ class Lesson(pn.viewable.Viewer):
         """The link's keys: the step, then the step's controls."""
         return ["step", *self.spec.controls]
 
-    def link_values(self) -> dict[str, str]:
+    def lesson_values(self) -> dict[str, str]:
+        """The step and its controls' values, as a link writes them (what a class follows)."""
         page = self.step_page()
         return {
             "step": str(self.step),
             **{name: serialise_value(getattr(page, name)) for name in self.spec.controls},
         }
 
+    def link_values(self) -> dict[str, str]:
+        return {**self.lesson_values(), **self.classroom.link_values()}
+
     def on_link_change(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` whenever what :meth:`link_values` returns may have changed."""
         self._listeners.append(callback)
 
     def _tell(self) -> None:
+        self.classroom.changed()
         for callback in self._listeners:
             callback()
 
@@ -132,25 +145,63 @@ class Lesson(pn.viewable.Viewer):
     def _step_changed(self, *_events: param.parameterized.Event) -> None:
         self.notes = []
         with one_update():
-            self._body.objects = [self.step_view(self.step)]
+            self._show()
         self._tell()
 
+    def _show(self) -> None:
+        """Show the step's view. Views already built stay in the page, hidden: going
+        back, or on to the step prepared in advance, sends no figure again."""
+        shown = self.step_view(self.step)
+        if not any(v is shown for v in self._body.objects):
+            self._body.append(shown)
+        for view in self._body.objects:
+            view.visible = view is shown
+        self._prepare(self.step + 1)
+
+    def _prepare(self, number: int) -> None:
+        """Build step ``number``'s view, hidden, once the shown step is on screen (a
+        served session): Next, or a class following its teacher, then only unhides it."""
+        doc = pn.state.curdoc
+        if number > len(STEPS) or number in self._views or doc is None or not doc.session_context:
+            return
+
+        def build() -> None:
+            if number in self._views:
+                return
+            with set_curdoc(doc), one_update():
+                view = self.step_view(number)
+                view.visible = False
+                self._body.append(view)
+
+        doc.add_timeout_callback(build, PREPARE_AFTER_MS)
+
     def apply_query(self, query: Mapping[str, Any]) -> list[str]:
-        """Open the step and settings of a link; say what was changed or ignored."""
+        """Open the step and settings of a link, or join its class; say what was
+        changed or ignored."""
+        notes = self._set(query, also=("room", "lead"))
+        self.notes = notes
+        if query.get("room"):
+            self.classroom.join(str(query["room"]), str(query.get("lead") or ""))
+        return notes
+
+    def follow(self, state: Mapping[str, Any]) -> None:
+        """Show the step and settings a teacher shows (values as a link holds them)."""
+        self._set(state)
+
+    def _set(self, query: Mapping[str, Any], also: tuple[str, ...] = ()) -> list[str]:
         first = read_query(
             type(self).param, {k: v for k, v in query.items() if k == "step"}, ["step"]
         )
         if "step" in first.values:
             self.step = first.values["step"]
         controls = self.spec.controls
-        ignored = [k for k in query if k not in (*RESERVED_KEYS, "step", *controls)]
+        ignored = [k for k in query if k not in (*RESERVED_KEYS, *also, "step", *controls)]
         page = self.step_page()
         page.apply_query({k: v for k, v in query.items() if k in controls})
         notes = first.notes + list(page.notes)
         if ignored:
             shown = ", ".join(repr(k[:24]) for k in ignored[:5])
             notes.append(f"Not a setting of step {self.step}, ignored: {shown}.")
-        self.notes = notes
         return notes
 
     # ----------------------------------------------------------------- views
@@ -224,11 +275,12 @@ class Lesson(pn.viewable.Viewer):
         return pn.Row(previous, following, where, margin=(4, 4), stylesheets=[_WRAP_CSS])
 
     def sidebar(self) -> pn.viewable.Viewable:
-        """The steps, to jump to any of them."""
+        """The steps, to jump to any of them (and, projected, the class bar)."""
         if self._sidebar is None:
             options = {f"{i}. {s.title}": i for i, s in enumerate(STEPS, start=1)}
             self._sidebar = pn.Column(
                 pn.widgets.Select.from_param(self.param.step, options=options, name="Go to step"),
+                *([self.classroom.view()] if self.present else []),
                 sizing_mode="stretch_width",
             )
         return self._sidebar
@@ -236,7 +288,7 @@ class Lesson(pn.viewable.Viewer):
     def content(self) -> pn.viewable.Viewable:
         """Navigation, the step's title, a notice of what a link changed, the step."""
         if self._content is None:
-            self._body.objects = [self.step_view(self.step)]
+            self._show()
             title = pn.pane.HTML(
                 self.param.step.rx().rx.pipe(
                     lambda n: f"<h2>{html.escape(STEPS[n - 1].title)}</h2>"
@@ -258,8 +310,11 @@ class Lesson(pn.viewable.Viewer):
                 if self.present
                 else [self.navigation(), title]
             )
+            # Projected, the class bar waits in the sidebar (a step is one screen).
+            bar = [] if self.present else [self.classroom.view()]
             self._content = pn.Column(
                 *top,
+                *bar,
                 notice_pane(self.param.notes, kind="warning", title="Some settings were changed:"),
                 self._body,
                 sizing_mode="stretch_width",

@@ -1,0 +1,191 @@
+"""Follow the teacher: one lesson session's part in a class (:mod:`app.lesson.rooms`).
+
+A session is on its own, the teacher of a room (it holds the room's lead
+token: each of its changes is published), or a student of one (it applies the
+teacher's changes, unless the student chose to explore on their own; "Rejoin"
+catches up). The address bar shows ``room=R`` but never the lead token: a
+projected screen would show it to the class.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import panel as pn
+import param
+from panel.io.state import set_curdoc
+
+from ..cards import notice_html
+from .rooms import CODE_LENGTH, ROOMS, Rooms, RoomsFull, rooms_available
+
+__all__ = ["Classroom"]
+
+_BAR_CSS = """
+:host { border-left: 4px solid #E69F00; background: rgba(230, 159, 0, 0.10); border-radius: 4px; }
+.code { font-size: 1.4em; font-weight: 700; letter-spacing: 0.08em; }
+p { margin-block: 0.3em; }
+"""
+
+
+class Classroom(param.Parameterized):
+    """The class state of one lesson session; ``apply`` sets the lesson from a state."""
+
+    role = param.Selector(default="", objects=["", "teacher", "student"], doc="In a class as.")
+    room = param.String(default="", doc="The room's code ('' outside a class).")
+    following = param.Boolean(default=True, doc="A student applies the teacher's changes.")
+    message = param.String(default="", doc="Why a class could not be started or joined.")
+
+    def __init__(
+        self,
+        state: Callable[[], dict[str, str]],
+        apply: Callable[[Mapping[str, str]], None],
+        rooms: Rooms = ROOMS,
+        **params: Any,
+    ) -> None:
+        super().__init__(**params)
+        self._state, self._apply, self._rooms = state, apply, rooms
+        self._token = ""
+        self._handle: int | None = None
+        self._latest: dict[str, str] | None = None
+        self._doc = pn.state.curdoc if pn.state.curdoc and pn.state.curdoc.session_context else None
+
+    # ------------------------------------------------------------------ roles
+    def start(self) -> None:
+        """Open a room led by this session ("Start a class")."""
+        why = rooms_available()
+        if why:
+            self.message = why
+            return
+        try:
+            room = self._rooms.open(self._state())
+        except RoomsFull as error:
+            self.message = f"No class can start right now: {error}."
+            return
+        self._token = room.token
+        self.param.update(role="teacher", room=room.code, message="")
+
+    def join(self, code: str, lead: str = "") -> None:
+        """Join room ``code``: as its teacher with a valid ``lead`` token, else as a student."""
+        code = code.strip().upper()[:CODE_LENGTH]
+        if self._rooms.get(code) is None:
+            self.message = f"There is no class {code!r} on this server (it may have ended)."
+            return
+        if lead and self._rooms.leads(code, lead):
+            self._token = lead
+            self.param.update(role="teacher", room=code, message="")
+            self.changed()
+            return
+        note = "This teacher link is not valid; you follow the class as a student." if lead else ""
+        self._handle = self._rooms.follow(code, self._receive)
+        self.param.update(role="student", room=code, following=True, message=note)
+        self._release_with_session(code)
+        state = self._rooms.get(code).state
+        if state:
+            self._apply(state)
+
+    def changed(self) -> None:
+        """The lesson changed: a teacher tells the room."""
+        if self.role == "teacher":
+            self._rooms.publish(self.room, self._token, self._state())
+
+    def explore(self) -> None:
+        self.following = False
+
+    def rejoin(self) -> None:
+        self.following = True
+        room = self._rooms.get(self.room)
+        if room is not None and room.state:
+            self._apply(room.state)
+
+    def link_values(self) -> dict[str, str]:
+        return {"room": self.room} if self.room else {}
+
+    # -------------------------------------------------------------- students
+    def _receive(self, state: dict[str, str]) -> None:
+        """The teacher changed something: apply it on this session's own document."""
+        if self._doc is None:
+            self._follow(state)
+            return
+
+        def run() -> None:
+            with set_curdoc(self._doc):
+                self._follow(state)
+
+        self._doc.add_next_tick_callback(run)
+
+    def _follow(self, state: dict[str, str]) -> None:
+        if self.following and self.role == "student":
+            self._apply(state)
+
+    def _release_with_session(self, code: str) -> None:
+        if self._doc is not None and self._handle is not None:
+            handle = self._handle
+            self._doc.on_session_destroyed(lambda _ctx: self._rooms.unfollow(code, handle))
+
+    # ------------------------------------------------------------------ view
+    def view(self) -> pn.Column:
+        """The class bar: "Start a class", or the room and who leads it."""
+        role, following = self.param.role, self.param.following
+        start = pn.widgets.Button(
+            label="Start a class",
+            color="light",
+            width=150,
+            visible=pn.bind(lambda r: r == "", role),
+        )
+        explore = pn.widgets.Button(
+            label="Explore on my own",
+            color="light",
+            width=180,
+            visible=pn.bind(lambda r, f: r == "student" and f, role, following),
+        )
+        rejoin = pn.widgets.Button(
+            label="Rejoin",
+            color="primary",
+            width=120,
+            visible=pn.bind(lambda r, f: r == "student" and not f, role, following),
+        )
+        start.on_click(lambda _e: self.start())
+        explore.on_click(lambda _e: self.explore())
+        rejoin.on_click(lambda _e: self.rejoin())
+        text = pn.pane.HTML(
+            pn.bind(self._describe, self.param.role, self.param.room, self.param.following),
+            margin=(0, 10),
+            stylesheets=[":host { flex: 1 1 240px; min-width: 0; }"],
+        )
+        message = pn.pane.HTML(
+            self.param.message.rx().rx.pipe(lambda m: notice_html(m, "warning") if m else ""),
+            sizing_mode="stretch_width",
+        )
+        return pn.Column(
+            pn.FlexBox(
+                text,
+                start,
+                explore,
+                rejoin,
+                flex_wrap="wrap",
+                align_items="center",
+                sizing_mode="stretch_width",
+            ),
+            message,
+            sizing_mode="stretch_width",
+            margin=(4, 6),
+            stylesheets=[_BAR_CSS],
+        )
+
+    def _describe(self, role: str, room: str, following: bool) -> str:
+        code = f'<span class="code">{html.escape(room)}</span>'
+        students = f"?page=lesson&amp;room={html.escape(room)}"
+        if role == "teacher":
+            teacher = f"{students}&amp;lead={html.escape(self._token)}"
+            return (
+                f"<p>You lead class {code}. Students open "
+                f'<a href="{students}">{students}</a> and follow your steps and settings.</p>'
+                f"<details><summary>Your teacher link (keep it off the projector)</summary>"
+                f'<p><a href="{teacher}">{teacher}</a></p></details>'
+            )
+        if role == "student":
+            doing = "You follow the teacher" if following else "You explore on your own"
+            return f"<p>Class {code}: {doing}.</p>"
+        return "<p>Teaching this lesson? Start a class and your students follow your steps.</p>"

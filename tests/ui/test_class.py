@@ -1,0 +1,89 @@
+"""Follow the teacher in real browsers: a teacher and two students, each in its own context."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from playwright.sync_api import Browser, Page, expect
+
+from .helpers import PageWatch, open_page
+
+#: How soon a student must show the teacher's change.
+FOLLOW_S = 1.0
+#: How long the teacher stays on a step before the next one (a teacher talks
+#: about each step; the lesson builds the next step, hidden, meanwhile).
+DWELL_S = 2.0
+
+
+def _progress(page: Page) -> str:
+    return page.get_by_text(re.compile(r"^Step \d+ of \d+$")).first.inner_text()
+
+
+def _follows(students: list[Page], text: str) -> float:
+    """Seconds until every student shows ``text`` (the teacher's step or value)."""
+    start = time.monotonic()
+    for student in students:
+        expect(student.get_by_text(text).first).to_be_visible(timeout=5_000)
+    return time.monotonic() - start
+
+
+def test_two_students_follow_the_teacher_and_a_forged_link_moves_nobody(server, browser: Browser):
+    teacher = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    watch = PageWatch().attach(teacher)
+    open_page(teacher, f"{server['url']}?page=lesson&step=1")
+    teacher.get_by_role("button", name="Start a class").click()
+    link = teacher.get_by_role("link", name=re.compile(r"^\?page=lesson&room=")).first
+    expect(link).to_be_visible(timeout=5_000)
+    students_link = link.get_attribute("href")
+    code = students_link.rsplit("=", 1)[1]
+    expect(teacher).to_have_url(re.compile(f"room={code}"), timeout=5_000)
+    assert "lead=" not in teacher.url  # the token stays off a projected address bar
+
+    students = []
+    for _ in range(2):
+        student = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+        open_page(student, f"{server['url']}{students_link}")
+        expect(student.get_by_text(f"Class {code}: You follow the teacher.")).to_be_visible()
+        students.append(student)
+
+    waits = []
+    for step in (2, 3, 4):
+        time.sleep(DWELL_S)
+        teacher.get_by_role("button", name="Next →").click()
+        expect(teacher.get_by_text(f"Step {step} of 11")).to_be_visible(timeout=5_000)
+        waits.append(_follows(students, f"Step {step} of 11"))
+    # Two values of the step's own control (S3's position t, from 40), by its keys.
+    handle = teacher.get_by_role("slider", name=re.compile("Position t")).first
+    for t in (41, 42):
+        handle.focus()
+        handle.press("ArrowRight")
+        expect(teacher).to_have_url(re.compile(f"step=4&t={t}&"), timeout=5_000)
+        start = time.monotonic()
+        for student in students:
+            expect(student).to_have_url(re.compile(f"step=4&t={t}&"), timeout=5_000)
+        waits.append(time.monotonic() - start)
+    print("students followed after (s):", [round(w, 3) for w in waits])
+    assert max(waits) < FOLLOW_S, waits
+
+    # A student with a forged teacher link follows, and moves nobody.
+    impostor = browser.new_context().new_page()
+    open_page(impostor, f"{server['url']}{students_link}&lead={'A' * 22}")
+    expect(impostor.get_by_text("This teacher link is not valid")).to_be_visible()
+    impostor.get_by_role("button", name="Explore on my own").click()
+    impostor.get_by_role("button", name="Next →").click()
+    expect(impostor.get_by_text("Step 5 of 11")).to_be_visible(timeout=5_000)
+    time.sleep(FOLLOW_S)
+    assert _progress(teacher) == "Step 4 of 11"
+    assert all(_progress(s) == "Step 4 of 11" for s in students)
+
+    # A student who explores stays put, and catches up on "Rejoin".
+    explorer = students[0]
+    explorer.get_by_role("button", name="Explore on my own").click()
+    time.sleep(DWELL_S)
+    teacher.get_by_role("button", name="Next →").click()
+    _follows(students[1:], "Step 5 of 11")
+    assert _progress(explorer) == "Step 4 of 11"
+    explorer.get_by_role("button", name="Rejoin").click()
+    expect(explorer.get_by_text("Step 5 of 11")).to_be_visible(timeout=5_000)
+    assert not watch.errors
