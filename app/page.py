@@ -12,8 +12,8 @@ A page subclass declares
 - :attr:`Page.consistent_on`: the controls whose change can break a rule (the
   page re-applies its rules when one moves);
 - :attr:`Page.charts`: its figures by name, in reading order, each one
-  :class:`app.chart.Chart` (built once per page, changed in place; the quick
-  check is the question of the first chart that asks one).
+  :class:`app.chart.Chart` (built once per page, changed in place; a chart
+  that asks a question has its quick check under its card).
 
 The shell (``main.py``) puts :meth:`controls` in the sidebar and :meth:`content`
 in the main area; ``page.__panel__()`` shows both, for use outside the shell.
@@ -88,7 +88,7 @@ class Page(pn.viewable.Viewer):
         #: > 0 while the server handles a choice control moved in the browser.
         self.choosing_in_browser = 0
         self._figures: dict[str, Figure] = self._build_figures()
-        self._quick_check: QuickCheck = self._build_quick_check()
+        self._quick_checks: dict[str, QuickCheck] = self._build_quick_checks()
         self._controls: pn.viewable.Viewable | None = None
         self._content: pn.viewable.Viewable | None = None
         self._layout: pn.viewable.Viewable | None = None
@@ -248,15 +248,16 @@ class Page(pn.viewable.Viewer):
     def _chart_choices(self) -> dict[tuple[str, ...], tuple[int, ...]]:
         return {g: s for d in self.drawings.values() for g, s in d.chart.choices().items()}
 
-    def _build_quick_check(self) -> QuickCheck | None:
-        """The question of the first chart that asks one."""
+    def _build_quick_checks(self) -> dict[str, QuickCheck]:
+        """The question of each chart that asks one, by figure."""
+        checks = {}
         for name, drawing in self.drawings.items():
             chart = drawing.chart
             if chart.question:
-                depends = [self.param[name] for name in chart.answer_depends]
+                depends = [self.param[n] for n in chart.answer_depends]
                 answer = pn.bind(lambda *_, c=chart: c.answer(self), *depends)
-                return QuickCheck(question=chart.question, answer=answer, figure=name)
-        return None
+                checks[name] = QuickCheck(question=chart.question, answer=answer, figure=name)
+        return checks
 
     @property
     def figures(self) -> dict[str, Figure]:
@@ -264,8 +265,14 @@ class Page(pn.viewable.Viewer):
         return self._figures
 
     @property
-    def quick_check(self) -> QuickCheck:
-        return self._quick_check
+    def quick_check(self) -> QuickCheck | None:
+        """The page's first quick check, in reading order."""
+        return next(iter(self._quick_checks.values()), None)
+
+    @property
+    def quick_checks(self) -> dict[str, QuickCheck]:
+        """Every quick check of the page, by the figure it asks about."""
+        return self._quick_checks
 
     def figure_view(self, name: str) -> pn.viewable.Viewable:
         """One figure in its card, with the controls that drive it."""
@@ -345,12 +352,11 @@ class Page(pn.viewable.Viewer):
         return card_grid(*cards)
 
     def content(self) -> pn.viewable.Viewable:
-        """Intro, notice, figures, the quick check under its figure (built once)."""
+        """Intro, notice, figures, each quick check under its figure (built once)."""
         if self._content is None:
-            check = self._quick_check
-            below = check.figure if check and check.figure in self._figures else None
+            checks = self._quick_checks
             cards = [
-                figure_card(fig, [quick_check_card(check)] if name == below else [])
+                figure_card(fig, [quick_check_card(checks[name])] if name in checks else [])
                 for name, fig in self._figures.items()
             ]
             self._content = pn.Column(
@@ -365,7 +371,6 @@ class Page(pn.viewable.Viewer):
                 pn.pane.HTML(f"<p>{self.intro}</p>", sizing_mode="stretch_width", margin=(0, 10)),
                 notice_pane(self.param.notes, kind="warning", title="Some settings were changed:"),
                 self._arrange(cards),
-                *([quick_check_card(check)] if check and below is None else []),
                 sizing_mode="stretch_width",
             )
             self.wire(self._content)

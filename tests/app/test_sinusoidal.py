@@ -213,6 +213,14 @@ def test_quick_check_answer_is_d_over_two(page):
     assert "<b>24.000</b>" in page.quick_check.answer()
 
 
+def test_quick_check_shows_the_dot_product_depends_on_the_offset_only(page):
+    page.param.update(t=20, k=7)
+    answer = page.quick_check.answer()
+    value = sinusoidal_code(20, page.d, page.base) @ sinusoidal_code(27, page.d, page.base)
+    assert answer.startswith("<b>Only on k.</b> With k = 7: t = 0: ")
+    assert answer.count(f"{value:.4f}") == 3  # t = 0, 20 and 1,000 alike
+
+
 # ----------------------------------------------------------- S4 the learned
 def test_learned_table_has_no_row_past_max_len(page):
     page.param.update(max_len=16)

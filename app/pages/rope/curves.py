@@ -13,11 +13,17 @@ import holoviews as hv
 import numpy as np
 import panel as pn
 
-from positional_core.rope import LAYOUTS, curve_spread, random_query_key, rope_scores_by_start
+from positional_core.rope import (
+    LAYOUTS,
+    apply_rope,
+    curve_spread,
+    random_query_key,
+    rope_scores_by_start,
+)
 
 from ...chart import Chart, Frame, Mark, padded_data
 from ...look import OKABE_ITO, legend_outside, plot_opts, text_color
-from ...numbers import difference, readable
+from ...numbers import difference, fixed, readable
 
 __all__ = ["FIXED_STARTS", "Distance", "Mismatch"]
 
@@ -118,9 +124,28 @@ class Distance(_ScoreCurves):
         hv.Dimension("delta", label=_OFFSET), hv.Dimension("score", label="score ⟨Rₘq, Rₘ₊Δk⟩")
     )
     options = {**_OPTIONS, "legend_cols": 4}  # noqa: RUF012
+    question = (
+        "Work it out on paper first: RoPE with d = 4, frequencies θ = (1, 0.01), and "
+        "q = k = (1, 0, 1, 0). What is the score of the query at m and the key at m + 3?"
+    )
+    answer_depends = ()
 
     def frame(self, p: Any) -> Frame:
         return self.curves_frame(p, curves(p, p.layout))
+
+    def answer(self, p: Any) -> str:
+        q = k = np.array([1.0, 0.0, 1.0, 0.0])
+        theta = [1.0, 0.01]
+        scores = [
+            float(apply_rope(q, m, inv_freq=theta) @ apply_rope(k, m + 3, inv_freq=theta))
+            for m in (0, 100)
+        ]
+        return (
+            f"<b>{fixed(scores[0], 3)}</b> ({scores[0]:.5f}): each pair adds cos(3·θᵢ), "
+            f"so cos 3 + cos 0.03 = {fixed(np.cos(3), 4)} + {fixed(np.cos(0.03), 4)}. "
+            f"The fast pair has turned almost half a circle and cancels the slow one. "
+            f"At m = 100 it is {fixed(scores[1], 3)}: only the offset counts."
+        )
 
     def readout(self, p: Any) -> str:
         spread = curve_spread(curves(p, p.layout))

@@ -7,13 +7,13 @@ from typing import Any
 import holoviews as hv
 import numpy as np
 
-from positional_core.sinusoidal import code_similarity
+from positional_core.sinusoidal import code_similarity, sinusoidal_code
 from positional_core.views import shift_check
 
 from ...chart import KEY, Chart, Choices, Frame, Mark, padded_data
 from ...look import OKABE_ITO, legend_outside, plot_opts
 from ...marks import rule
-from ...numbers import difference
+from ...numbers import difference, fixed
 
 _S = hv.Dimension("s", label="position s")
 _DOT = hv.Dimension("dot", label="PE(t)·PE(s)")
@@ -59,10 +59,10 @@ class Similarity(Chart):
     options = {**plot_opts(height=340), **legend_outside("top"), "show_legend": True}  # noqa: RUF012
     readout_depends = ("t", "k", "d", "base")
     question = (
-        "Without moving anything: what is PE(t)·PE(t), the peak of figure S3, "
-        "for the current d? Does it depend on t?"
+        "Predict, then move t and watch the curve: what does PE(t)·PE(t + k) depend on: "
+        "the position t, the offset k, or both? And how high is the peak PE(t)·PE(t)?"
     )
-    answer_depends = ("t", "d", "base")
+    answer_depends = ("t", "k", "d", "base")
 
     def frame(self, p: Any) -> Frame:
         n = p.n
@@ -106,9 +106,16 @@ class Similarity(Chart):
         )
 
     def answer(self, p: Any) -> str:
+        starts = (0, p.t, 1000)
+        dots = [
+            float(sinusoidal_code(t, p.d, p.base) @ sinusoidal_code(t + p.k, p.d, p.base))
+            for t in starts
+        ]
         own = code_similarity(p.t, p.t + 1, p.d, p.base)[p.t]
+        shown = ", ".join(f"t = {t:,}: {fixed(v, 4)}" for t, v in zip(starts, dots, strict=True))
         return (
-            f"PE({p.t})·PE({p.t}) = <b>{own:.3f}</b> = d/2 for d = {p.d}, and the same "
-            "for every t and every base: each of the d/2 (sin, cos) pairs adds "
-            "sin² + cos² = 1. A code's length never changes; only its direction does."
+            f"<b>Only on k.</b> With k = {p.k}: {shown} (largest difference "
+            f"{difference(max(dots) - min(dots))}). Each (sin, cos) pair adds "
+            f"cos(ω·k), whatever t is. The peak PE({p.t})·PE({p.t}) = <b>{own:.3f}</b> = d/2 "
+            f"for d = {p.d}: each of the d/2 pairs adds sin² + cos² = 1."
         )
