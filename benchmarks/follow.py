@@ -1,0 +1,199 @@
+"""A class following its teacher: how soon does the last student see the teacher's change?
+
+Serves the app, opens one teacher in headless Chromium (who presses "Start a
+class") and ``--students`` light students: Bokeh websocket clients
+(``bokeh.client.pull_session``), each a full server session of the lesson that
+follows the room, with no browser drawing anything. The teacher then stays on
+each step ``--dwell`` seconds (a teacher talks about each step) and presses
+Next, ``--steps`` times. For each change it reports when the teacher's page
+showed the new step and when the first, median and last student's session had
+received it (the server's patch that sets "Step N of M"), all from the click.
+
+    python benchmarks/follow.py [--students 30] [--steps 5] [--dwell 3]
+
+The server and the clients share this machine's two cores; the students'
+sessions are built on the server like any other (each has its own figures).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import importlib
+import pkgutil
+import re
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+import panel.models
+from bokeh.client import ClientSession
+from bokeh.client.util import websocket_url_for_server_url
+from bokeh.core.serialization import UnknownReferenceError
+from bokeh.document.events import MessageSentEvent, ModelChangedEvent
+from bokeh.events import DocumentReady
+from playwright.sync_api import sync_playwright
+from tornado.ioloop import IOLoop
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._browser import launch, served
+
+# The clients decode every model a lesson's document holds: Panel's own, which
+# Panel imports only as a page needs them.
+for _module in pkgutil.iter_modules(panel.models.__path__):
+    with contextlib.suppress(ImportError):  # an optional one (a library not installed)
+        importlib.import_module(f"panel.models.{_module.name}")
+
+
+class _TolerantSession(ClientSession):
+    """A client that survives a patch it cannot apply (counted in ``skipped``).
+
+    Bokeh's Python client refuses a patch that refers to a model defined in an
+    earlier or later message (BokehJS resolves it), and its read loop then
+    stops; the step's text, which is what is timed here, comes in patches of
+    its own.
+    """
+
+    skipped = 0
+
+    def _handle_patch(self, message: object) -> None:
+        try:
+            super()._handle_patch(message)
+        except UnknownReferenceError:
+            type(self).skipped += 1
+
+
+class Students:
+    """``count`` lesson sessions following room ``code``, on their own thread's loop."""
+
+    def __init__(self, url: str, code: str, count: int) -> None:
+        self.url, self.code, self.count = url, code, count
+        self.heard: dict[str, list[float]] = {}  # "Step N of M" -> when each student had it
+        self.ready = threading.Event()
+        self.error: BaseException | None = None
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._loop: IOLoop | None = None
+        self._thread.start()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(asyncio.new_event_loop())
+        self._loop = IOLoop.current()
+        try:
+            self.sessions = [
+                _TolerantSession(
+                    websocket_url=websocket_url_for_server_url(self.url),
+                    io_loop=self._loop,  # one loop for every client, run below
+                    arguments={"page": "lesson", "room": self.code},
+                )
+                for _ in range(self.count)
+            ]
+            for session in self.sessions:
+                session.pull()
+            for session in self.sessions:
+                session.document.on_change(self._on_change)
+                # What a browser sends once it has drawn the page: Panel holds a
+                # session's later changes back until its page says it is ready.
+                ready = MessageSentEvent(session.document, "bokeh_event", DocumentReady())
+                session._connection._send_patch_document(session.id, ready)
+        except BaseException as error:  # reported by the main thread
+            self.error = error
+            self.ready.set()
+            return
+        # A client reads its socket only while it waits for something
+        # (ClientConnection._loop_until): have every one read until it closes.
+        for session in self.sessions:
+            connection = session._connection
+            connection._until_predicate = lambda c=connection: (
+                c._state.__class__.__name__ == ("DISCONNECTED")
+            )
+            self._loop.add_callback(connection._next)
+        self.ready.set()
+        try:
+            self._loop.start()
+        except BaseException as error:
+            self.error = error
+
+    def _on_change(self, event: object) -> None:
+        if isinstance(event, ModelChangedEvent) and event.attr == "text":
+            found = re.search(r"Step \d+ of \d+", str(event.new))
+            if found:
+                with self._lock:
+                    self.heard.setdefault(found.group(0), []).append(time.monotonic())
+
+    def stop(self) -> None:
+        if self._loop is not None:
+            for session in getattr(self, "sessions", []):
+                self._loop.add_callback(session.close)
+            self._loop.add_callback(self._loop.stop)
+        self._thread.join(10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=30)
+    parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--dwell", type=float, default=3.0)
+    args = parser.parse_args()
+    if not 1 <= args.students <= 200 or not 1 <= args.steps <= 10:
+        parser.error("--students 1–200, --steps 1–10")
+
+    with served() as base, sync_playwright() as playwright:
+        browser = launch(playwright)
+        teacher = browser.new_page(viewport={"width": 1280, "height": 800})
+        teacher.goto(f"{base}/app?page=lesson&step=1")
+        teacher.get_by_role("button", name="Start a class").click()
+        link = teacher.get_by_role("link", name=re.compile(r"^\?page=lesson&room="))
+        code = link.first.get_attribute("href", timeout=30_000).rsplit("=", 1)[1]
+        started = time.monotonic()
+        students = Students(f"{base}/app", code, args.students)
+        students.ready.wait(600)
+        if students.error:
+            raise students.error
+        print(f"{args.students} students joined room {code} in {time.monotonic() - started:.1f} s")
+
+        rows = []
+        try:
+            for step in range(2, 2 + args.steps):
+                time.sleep(args.dwell)
+                text = f"Step {step} of"
+                clicked = time.monotonic()
+                teacher.get_by_role("button", name="Next →").click()
+                teacher.get_by_text(re.compile(text)).first.wait_for(timeout=30_000)
+                shown = time.monotonic() - clicked
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline:
+                    got = next((v for k, v in students.heard.items() if k.startswith(text)), [])
+                    if len(got) >= args.students:
+                        break
+                    time.sleep(0.02)
+                times = sorted(t - clicked for t in got)
+                rows.append((step, shown, times))
+        finally:
+            students.stop()
+            browser.close()
+
+    if _TolerantSession.skipped:
+        print(f"(the clients skipped {_TolerantSession.skipped} patches they could not apply)")
+    print(f"\n{'step':>4} | teacher shows | students with it | first | median | last (s)")
+    for step, shown, times in rows:
+        if times:
+            print(
+                f"{step:>4} | {shown:13.3f} | {len(times):>7} of {args.students:<4} | "
+                f"{times[0]:.3f} | {statistics.median(times):.3f} | {times[-1]:.3f}"
+            )
+        else:
+            print(f"{step:>4} | {shown:13.3f} | {0:>7} of {args.students:<4} | – | – | –")
+    last = [times[-1] for _, _, times in rows if len(times) == args.students]
+    if len(last) == len(rows):
+        print(f"\nlast student, worst change: {max(last):.3f} s (budget 1 s)")
+    else:
+        print("\nsome students never had a change within 30 s")
+
+
+if __name__ == "__main__":
+    main()
