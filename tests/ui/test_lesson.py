@@ -10,6 +10,7 @@ from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app.lesson import STEPS
+from app.lesson.checks import GRADERS
 
 from .helpers import PageWatch, deep_js, open_page
 
@@ -102,3 +103,30 @@ def test_the_presenter_view_stays_on_when_the_class_moves_on(server, page: Page)
     open_page(page, f"{server['url']}?page=lesson&step=2&present=1")
     page.get_by_role("button", name="Next →").click()
     expect(page).to_have_url(re.compile(r"page=lesson&step=3&.*present=1"), timeout=10_000)
+
+
+def test_a_student_walks_every_step_and_answers_each_question_wrong_then_right(server, page: Page):
+    """Next and the → key alternate; each question's feedback is the core's verdict."""
+    watch = PageWatch().attach(page)
+    open_page(page, f"{server['url']}?page=lesson&step=1")
+    for number, spec in enumerate(STEPS, start=1):
+        expect(page.get_by_text(f"Step {number} of {len(STEPS)}")).to_be_visible(timeout=15_000)
+        right = GRADERS[spec.check.grade](spec.check.choices).correct
+        wrong = next(i for i in range(len(spec.check.choices)) if i != right)
+        page.get_by_role("button", name=spec.check.choices[wrong], exact=True).click()
+        expect(page.get_by_text(f"the answer is {spec.check.choices[right]}.").first).to_be_visible(
+            timeout=5_000
+        )
+        page.get_by_role("button", name=spec.check.choices[right], exact=True).click()
+        expect(page.get_by_text(f"Right: {spec.check.choices[right]}.").first).to_be_visible(
+            timeout=5_000
+        )
+        if number == len(STEPS):
+            break
+        if number % 2:
+            page.get_by_role("button", name="Next →").click()
+        else:
+            page.mouse.click(640, 30)  # the header: the focus leaves the choice buttons
+            page.keyboard.press("ArrowRight")
+    expect(page.get_by_role("button", name="Next →")).to_be_disabled()
+    assert not watch.errors and not watch.external
