@@ -255,7 +255,12 @@ class Page(pn.viewable.Viewer):
             chart = drawing.chart
             if chart.question:
                 depends = [self.param[n] for n in chart.answer_depends]
-                answer = pn.bind(lambda *_, c=chart: c.answer(self), *depends)
+                # A question about fixed numbers has one answer: text, not a reference.
+                answer = (
+                    pn.bind(lambda *_, c=chart: c.answer(self), *depends)
+                    if depends
+                    else chart.answer(self)
+                )
                 checks[name] = QuickCheck(question=chart.question, answer=answer, figure=name)
         return checks
 

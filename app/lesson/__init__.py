@@ -275,11 +275,12 @@ class Lesson(pn.viewable.Viewer):
         return pn.Row(previous, following, where, margin=(4, 4), stylesheets=[_WRAP_CSS])
 
     def sidebar(self) -> pn.viewable.Viewable:
-        """The steps, to jump to any of them (and, projected, the class bar)."""
+        """The steps, to jump to any of them; "Start a class" (and, projected, the class bar)."""
         if self._sidebar is None:
             options = {f"{i}. {s.title}": i for i, s in enumerate(STEPS, start=1)}
             self._sidebar = pn.Column(
                 pn.widgets.Select.from_param(self.param.step, options=options, name="Go to step"),
+                self.classroom.start_view(),
                 *([self.classroom.view()] if self.present else []),
                 sizing_mode="stretch_width",
             )

@@ -24,6 +24,10 @@ __all__ = ["Classroom"]
 
 _BAR_CSS = """
 :host { border-left: 4px solid #E69F00; background: rgba(230, 159, 0, 0.10); border-radius: 4px; }
+"""
+#: The room's code large enough to read from the back of the room.
+_TEXT_CSS = """
+:host { flex: 1 1 240px; min-width: 0; }
 .code { font-size: 1.4em; font-weight: 700; letter-spacing: 0.08em; }
 p { margin-block: 0.3em; }
 """
@@ -126,14 +130,9 @@ class Classroom(param.Parameterized):
 
     # ------------------------------------------------------------------ view
     def view(self) -> pn.Column:
-        """The class bar: "Start a class", or the room and who leads it."""
+        """The class bar, shown in a class: the room, who leads it, and a student's
+        "Explore on my own" / "Rejoin"; and why a class could not start or be joined."""
         role, following = self.param.role, self.param.following
-        start = pn.widgets.Button(
-            label="Start a class",
-            color="light",
-            width=150,
-            visible=pn.bind(lambda r: r == "", role),
-        )
         explore = pn.widgets.Button(
             label="Explore on my own",
             color="light",
@@ -146,32 +145,43 @@ class Classroom(param.Parameterized):
             width=120,
             visible=pn.bind(lambda r, f: r == "student" and not f, role, following),
         )
-        start.on_click(lambda _e: self.start())
         explore.on_click(lambda _e: self.explore())
         rejoin.on_click(lambda _e: self.rejoin())
         text = pn.pane.HTML(
-            pn.bind(self._describe, self.param.role, self.param.room, self.param.following),
+            pn.bind(self._describe, role, self.param.room, following),
             margin=(0, 10),
-            stylesheets=[":host { flex: 1 1 240px; min-width: 0; }"],
+            stylesheets=[_TEXT_CSS],
+        )
+        bar = pn.FlexBox(
+            text,
+            explore,
+            rejoin,
+            flex_wrap="wrap",
+            align_items="center",
+            sizing_mode="stretch_width",
+            margin=(4, 6),
+            stylesheets=[_BAR_CSS],
+            visible=pn.bind(lambda r: r != "", role),
         )
         message = pn.pane.HTML(
             self.param.message.rx().rx.pipe(lambda m: notice_html(m, "warning") if m else ""),
             sizing_mode="stretch_width",
+            margin=(4, 8),
         )
+        return pn.Column(bar, message, sizing_mode="stretch_width", margin=0)
+
+    def start_view(self) -> pn.Column:
+        """The sidebar's "Start a class" (a student alone never needs it on the page)."""
+        start = pn.widgets.Button(label="Start a class", color="light", margin=(4, 10))
+        start.on_click(lambda _e: self.start())
         return pn.Column(
-            pn.FlexBox(
-                text,
-                start,
-                explore,
-                rejoin,
-                flex_wrap="wrap",
-                align_items="center",
-                sizing_mode="stretch_width",
+            pn.pane.Markdown(
+                "**Teaching?** Start a class: your students follow your steps and settings.",
+                margin=(8, 10, 0, 10),
             ),
-            message,
+            start,
             sizing_mode="stretch_width",
-            margin=(4, 6),
-            stylesheets=[_BAR_CSS],
+            visible=pn.bind(lambda r: r == "", self.param.role),
         )
 
     def _describe(self, role: str, room: str, following: bool) -> str:
@@ -188,4 +198,4 @@ class Classroom(param.Parameterized):
         if role == "student":
             doing = "You follow the teacher" if following else "You explore on your own"
             return f"<p>Class {code}: {doing}.</p>"
-        return "<p>Teaching this lesson? Start a class and your students follow your steps.</p>"
+        return ""

@@ -658,7 +658,7 @@ def test_quick_check_uses_positions_105_and_102(page):
 
 def test_r2_asks_the_classic_d4_question_and_the_core_answers_0_010(page):
     """d = 4, θ = (1, 0.01), q = k = (1, 0, 1, 0), offset 3: cos 3 + cos 0.03."""
-    answer = page.quick_checks["distance"].answer()
+    answer = page.quick_checks["distance"].answer  # fixed numbers: text, not a reference
     expected = np.cos(3.0) + np.cos(0.03)
     assert abs(expected - 0.00955) < 1e-5
     assert answer.startswith(f"<b>0.010</b> ({expected:.5f})")
