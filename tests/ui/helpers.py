@@ -244,3 +244,15 @@ def open_recording(page: Page, url: str, canvases: int) -> tuple[PageWatch, list
     page.wait_for_timeout(500)
     frames.clear()
     return watch, frames
+
+
+def serious_axe_violations(page: Page) -> list[str]:
+    """axe-core's critical and serious violations on ``page``, one line each."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    violations = Axe().run(page, options={"resultTypes": ["violations"]}).response["violations"]
+    return [
+        f"{v['id']} ({v['impact']}) ×{len(v['nodes'])}: {v['help']}: {v['nodes'][0]['html'][:100]}"
+        for v in violations
+        if v["impact"] in {"critical", "serious"}
+    ]

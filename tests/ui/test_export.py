@@ -16,7 +16,7 @@ import pytest
 from app.export import MAX_BYTES, select_specs
 
 from .conftest import ROOT
-from .helpers import open_page, slider_handle_names, wait_for_a11y_scan
+from .helpers import open_page, serious_axe_violations, slider_handle_names, wait_for_a11y_scan
 
 #: One figure per kind of control (slider, buttons, select); CI stays fast.
 ONLY = ("alibi:matrix", "order:permutation", "order:similarity")
@@ -120,18 +120,11 @@ def test_exported_figure_works_offline(page, exported, spec):
 
 def test_exported_figure_is_accessible(page, exported):
     """The accessibility script and sheet travel inside the file; axe finds nothing serious."""
-    from axe_playwright_python.sync_playwright import Axe
-
     seen = _offline(page)
     open_page(page, (exported / select_specs(["alibi:matrix"])[0].filename).as_uri())
     wait_for_a11y_scan(page)
     handles = slider_handle_names(page)
     assert handles and all(handles), f"slider handles without a name: {handles}"
-    violations = Axe().run(page, options={"resultTypes": ["violations"]}).response["violations"]
-    serious = [
-        f"{v['id']} ({v['impact']}): {v['help']}"
-        for v in violations
-        if v["impact"] in {"critical", "serious"}
-    ]
+    serious = serious_axe_violations(page)
     assert not serious, serious
     assert seen["network"] == [] and seen["errors"] == []

@@ -17,13 +17,12 @@ from __future__ import annotations
 import contextlib
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app.lesson import STEPS
 from app.main import PAGES
 
-from .helpers import deep_js, open_page, wait_for_a11y_scan
+from .helpers import deep_js, open_page, serious_axe_violations, wait_for_a11y_scan
 
 pytestmark = pytest.mark.ui
 
@@ -212,10 +211,5 @@ def test_axe_finds_no_serious_violation_on_a_small_screen(page, server, slug, sc
     open_page(page, f"{server['url']}?page={slug}", min_canvases=1 if "step=" in slug else 2)
     wait_for_a11y_scan(page)
     page.wait_for_timeout(300)
-    violations = Axe().run(page, options={"resultTypes": ["violations"]}).response["violations"]
-    serious = [
-        f"{v['id']} ({v['impact']}) ×{len(v['nodes'])}: {v['nodes'][0]['html'][:100]}"
-        for v in violations
-        if v["impact"] in {"critical", "serious"}
-    ]
+    serious = serious_axe_violations(page)
     assert not serious, serious
