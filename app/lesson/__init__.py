@@ -36,6 +36,7 @@ __all__ = ["STEPS", "Lesson"]
 _HEADING_CSS = """
 h2 { font-size: 1.875em; line-height: 1.2; font-weight: 650; margin-block: 0.2em 0.1em; }
 .progress { font-size: 0.95em; font-weight: 600; opacity: 0.8; margin: 0; }
+.sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 .step-text { font-size: 1.06em; line-height: 1.55; max-width: 46em; margin-block: 0.3em; }
 """
 #: The step's controls and question in a column beside its figure where the
@@ -267,7 +268,11 @@ class Lesson(pn.viewable.Viewer):
         following.on_click(lambda _e: self.param.update(step=min(len(STEPS), self.step + 1)))
         where = pn.pane.HTML(
             self.param.step.rx().rx.pipe(
-                lambda n: f'<p class="progress">Step {n} of {len(STEPS)}</p>'
+                # A screen reader hears the new step when Next (or the teacher) moves.
+                lambda n: (
+                    f'<p class="progress" role="status">Step {n} of {len(STEPS)}'
+                    f'<span class="sr-only">: {html.escape(STEPS[n - 1].title)}</span></p>'
+                )
             ),
             stylesheets=[_HEADING_CSS],
             margin=(14, 4, 0, 4),

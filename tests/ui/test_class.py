@@ -17,7 +17,8 @@ DWELL_S = 2.0
 
 
 def _progress(page: Page) -> str:
-    return page.get_by_text(re.compile(r"^Step \d+ of \d+$")).first.inner_text()
+    text = page.get_by_text(re.compile(r"^Step \d+ of \d+")).first.inner_text()
+    return re.match(r"Step \d+ of \d+", text).group(0)
 
 
 def _follows(students: list[Page], text: str) -> float:
