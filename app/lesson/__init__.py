@@ -9,7 +9,9 @@ first visit, so a step keeps its settings when the class moves on and back.
 
 Next / Previous (and the ← / → keys, ``app/static/lesson.js``) move between
 steps; the address holds the step and its controls' values, so a teacher can
-prepare a link to any step at any setting.
+prepare a link to any step at any setting. With ``present=1`` a step fits a
+1280 × 720 projector (``app/static/present.js``); "Start a class" lets the
+students' sessions follow the teacher's (:mod:`app.lesson.classroom`).
 """
 
 from __future__ import annotations
