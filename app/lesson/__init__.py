@@ -117,10 +117,6 @@ class Lesson(pn.viewable.Viewer):
             self._pages[number] = page
         return self._pages[number]
 
-    def control_names(self) -> list[str]:
-        """The link's keys: the step, then the step's controls."""
-        return ["step", *self.spec.controls]
-
     def lesson_values(self) -> dict[str, str]:
         """The step and its controls' values, as a link writes them (what a class follows)."""
         page = self.step_page()

@@ -52,7 +52,6 @@ class Classroom(param.Parameterized):
         self._state, self._apply, self._rooms = state, apply, rooms
         self._token = ""
         self._handle: int | None = None
-        self._latest: dict[str, str] | None = None
         self._doc = pn.state.curdoc if pn.state.curdoc and pn.state.curdoc.session_context else None
 
     # ------------------------------------------------------------------ roles
