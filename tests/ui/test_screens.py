@@ -181,6 +181,11 @@ def test_type_sizes_header_and_toolbars_read_as_an_explainer(page, server, slug)
     figure's toolbar shown only under the pointer or the keyboard focus."""
     page.set_viewport_size({"width": 1280, "height": 800})
     open_page(page, f"{server['url']}?page={slug}", min_canvases=2)
+    # The type ramp is a stylesheet the page links: a caption can be drawn a
+    # moment before it applies. Wait for it (the assertions below still fail
+    # on a page that never gets there).
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(f"() => ({_LOOK})().caption >= 16", timeout=10_000)
     got = page.evaluate(_LOOK)
     assert got["title"] >= 28, got
     assert got["caption"] >= 16, got
