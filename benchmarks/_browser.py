@@ -68,7 +68,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,8 +107,11 @@ def served(
     log: Path | None = None,
     timeout: float = 120,
     profile: Path | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> Iterator[str]:
     """``panel serve <apps>`` on a free loopback port (cwd = repo root); yield the base URL.
+
+    ``env``: variables set for the server on top of this process's (``PEX_REDIS_URL``).
 
     Each app is served at ``/<file or directory name without .py>``. With
     ``profile``, the server runs under pyinstrument and is stopped with
@@ -138,7 +141,13 @@ def served(
         *extra_args,
     ]
     handle = log.open("w") if log else subprocess.DEVNULL
-    process = subprocess.Popen(command, cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        stdout=handle,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, **env} if env else None,
+    )
     try:
         wait_until_up(base, process, log, timeout=timeout)
         yield base

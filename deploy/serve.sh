@@ -8,6 +8,10 @@
 #   PEX_PORT               5006      port
 #   PEX_NUM_PROCS          1         worker processes (0 = one per core); each
 #                                    browser session lives in one process
+#   PEX_REDIS_URL          (none)    redis://host:port/db shared by processes and
+#                                    replicas, so that a class's students may be
+#                                    served by another process than their teacher;
+#                                    without it classes need PEX_NUM_PROCS=1
 #   PEX_ALLOWED_ORIGINS    *         comma-separated host[:port] list that may
 #                                    open the websocket; '*' suits a classroom
 #                                    LAN reached by IP address; name the host

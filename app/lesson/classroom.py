@@ -18,7 +18,7 @@ import param
 from panel.io.state import set_curdoc
 
 from ..cards import notice_html
-from .rooms import CODE_LENGTH, ROOMS, Rooms, RoomsFull, rooms_available
+from .rooms import CODE_LENGTH, Rooms, RoomsError, rooms_available, rooms_for
 
 __all__ = ["Classroom"]
 
@@ -45,11 +45,12 @@ class Classroom(param.Parameterized):
         self,
         state: Callable[[], dict[str, str]],
         apply: Callable[[Mapping[str, str]], None],
-        rooms: Rooms = ROOMS,
+        rooms: Rooms | None = None,
         **params: Any,
     ) -> None:
         super().__init__(**params)
-        self._state, self._apply, self._rooms = state, apply, rooms
+        self._state, self._apply = state, apply
+        self._rooms = rooms if rooms is not None else rooms_for()
         self._token = ""
         self._handle: int | None = None
         self._doc = pn.state.curdoc if pn.state.curdoc and pn.state.curdoc.session_context else None
@@ -63,7 +64,7 @@ class Classroom(param.Parameterized):
             return
         try:
             room = self._rooms.open(self._state())
-        except RoomsFull as error:
+        except RoomsError as error:
             self.message = f"No class can start right now: {error}."
             return
         self._token = room.token
@@ -71,7 +72,12 @@ class Classroom(param.Parameterized):
 
     def join(self, code: str, lead: str = "") -> None:
         """Join room ``code``: as its teacher with a valid ``lead`` token, else as a student."""
-        code = code.strip().upper()[:CODE_LENGTH]
+        try:
+            self._join(code.strip().upper()[:CODE_LENGTH], lead)
+        except RoomsError as error:
+            self.message = f"This class cannot be joined right now: {error}."
+
+    def _join(self, code: str, lead: str) -> None:
         if self._rooms.get(code) is None:
             self.message = f"There is no class {code!r} on this server (it may have ended)."
             return
@@ -84,21 +90,31 @@ class Classroom(param.Parameterized):
         self._handle = self._rooms.follow(code, self._receive)
         self.param.update(role="student", room=code, following=True, message=note)
         self._release_with_session(code)
-        state = self._rooms.get(code).state
-        if state:
-            self._apply(state)
+        room = self._rooms.get(code)
+        if room is not None and room.state:
+            self._apply(room.state)
 
     def changed(self) -> None:
         """The lesson changed: a teacher tells the room."""
-        if self.role == "teacher":
+        if self.role != "teacher":
+            return
+        try:
             self._rooms.publish(self.room, self._token, self._state())
+        except RoomsError as error:
+            self.message = f"Your class did not get this change: {error}."
+        else:
+            self.message = ""
 
     def explore(self) -> None:
         self.following = False
 
     def rejoin(self) -> None:
         self.following = True
-        room = self._rooms.get(self.room)
+        try:
+            room = self._rooms.get(self.room)
+        except RoomsError as error:
+            self.message = f"Could not catch up with the class: {error}."
+            return
         if room is not None and room.state:
             self._apply(room.state)
 

@@ -6,10 +6,13 @@ teacher's lesson (its step and the step's controls, the same values a link
 holds) is published to the room; each student session following it applies
 them on its own document. A publish without the room's token changes nothing.
 
-The rooms of one server process live here, in memory: they are shared by that
-process's sessions on purpose (a class is several sessions). With more than
-one process a room would exist in one of them only, so :func:`rooms_available`
-says no and the lesson explains why instead of half-working.
+By default the rooms of one server process live here, in memory: they are
+shared by that process's sessions on purpose (a class is several sessions).
+With more than one process or replica they go through Redis instead
+(``PEX_REDIS_URL``, :mod:`app.lesson.redis_rooms`, the same interface); with
+more than one process and no Redis a room would exist in one of them only, so
+:func:`rooms_available` says no and the lesson explains why instead of
+half-working.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from itertools import count
+from typing import Any
 
 __all__ = [
     "CODE_ALPHABET",
@@ -30,8 +34,11 @@ __all__ = [
     "ROOM_TTL_S",
     "Room",
     "Rooms",
+    "RoomsError",
     "RoomsFull",
+    "RoomsUnavailable",
     "rooms_available",
+    "rooms_for",
 ]
 
 #: Letters and digits that cannot be misheard or misread (no 0/O, 1/I/L).
@@ -50,8 +57,16 @@ State = dict[str, str]
 Follower = Callable[[State], None]
 
 
-class RoomsFull(RuntimeError):
-    """No room can be opened: the process has :data:`MAX_ROOMS` open."""
+class RoomsError(RuntimeError):
+    """A class cannot be started or followed; the message is for the page."""
+
+
+class RoomsFull(RoomsError):
+    """No room can be opened: :data:`MAX_ROOMS` are open."""
+
+
+class RoomsUnavailable(RoomsError):
+    """The rooms' store (Redis) cannot be reached."""
 
 
 @dataclass
@@ -134,21 +149,39 @@ class Rooms:
             room.followers.pop(handle, None)
 
 
-#: This process's rooms.
+#: This process's rooms, when they live in memory.
 ROOMS = Rooms()
+_SHARED: dict[str, Any] = {}
+
+
+def rooms_for(environ: Mapping[str, str] = os.environ) -> Any:
+    """The rooms this server's sessions share: Redis's at ``PEX_REDIS_URL`` (one
+    client per process), else this process's memory (:data:`ROOMS`)."""
+    url = environ.get("PEX_REDIS_URL", "").strip()
+    if not url:
+        return ROOMS
+    if url not in _SHARED:
+        from .redis_rooms import RedisRooms  # only a server with Redis needs the client
+
+        _SHARED[url] = RedisRooms(url)
+    return _SHARED[url]
 
 
 def rooms_available(environ: Mapping[str, str] = os.environ) -> str | None:
     """None if classes can be held here; else why not, in a sentence for the page.
 
-    Rooms live in one process's memory: with several worker processes
+    In-memory rooms live in one process: with several worker processes
     (``PEX_NUM_PROCS`` other than 1; 0 means one per core) a student's session
-    may be served by a process that has never heard of the room.
+    may be served by a process that has never heard of the room. Redis
+    (``PEX_REDIS_URL``) shares them between processes and replicas.
     """
+    if environ.get("PEX_REDIS_URL", "").strip():
+        return None
     procs = environ.get("PEX_NUM_PROCS", "1").strip() or "1"
     if procs != "1":
         return (
-            "Classes need a single server process: this server runs "
-            f"PEX_NUM_PROCS={procs[:8]} workers, and a room lives in one of them only."
+            "Classes need a single server process or a shared room service: this server "
+            f"runs PEX_NUM_PROCS={procs[:8]} workers without PEX_REDIS_URL, and a room "
+            "would live in one of them only."
         )
     return None

@@ -156,7 +156,7 @@ def nginx_binary() -> str:
 
 
 @pytest.fixture
-def stack(nginx_binary, tmp_path) -> Iterator[Stack]:
+def stack(nginx_binary, redis_url, tmp_path) -> Iterator[Stack]:
     committed = NGINX_CONF.read_text()
     count = len(_upstream_servers(committed))
     assert count >= 2, "deploy/nginx.conf should balance at least two replicas"
@@ -165,6 +165,8 @@ def stack(nginx_binary, tmp_path) -> Iterator[Stack]:
     env = {
         **os.environ,
         **{key: str(value) for key, value in replica_env.items()},
+        # compose's Redis is a service named redis; here, a private one on loopback.
+        "PEX_REDIS_URL": redis_url,
         "PEX_ADDRESS": "127.0.0.1",
         # The browser's page comes from nginx, so that is the websocket's Origin.
         "PEX_ALLOWED_ORIGINS": f"127.0.0.1:{listen}",
@@ -247,12 +249,14 @@ def _wait_for_log(stack: Stack, needle: str, count: int, page: Page) -> list[str
 def test_compose_and_nginx_list_the_same_replicas():
     compose = yaml.safe_load(COMPOSE.read_text())
     services = compose["services"]
-    replicas = sorted(name for name in services if name != "nginx")
+    replicas = sorted(name for name in services if name not in ("nginx", "redis"))
     servers = _upstream_servers(NGINX_CONF.read_text())
     assert sorted(servers) == [f"{name}:5006" for name in replicas]
     for name in replicas:
         assert services[name]["build"]["dockerfile"] == "Dockerfile"
         assert services[name]["environment"]["PEX_USE_XHEADERS"] == "1"
+        assert services[name]["environment"]["PEX_REDIS_URL"] == "redis://redis:6379/0"
+        assert "redis" in services[name]["depends_on"]
         assert "healthcheck" in services[name]
         assert services["nginx"]["depends_on"][name]["condition"] == "service_healthy"
     assert "./nginx.conf:/etc/nginx/nginx.conf:ro" in services["nginx"]["volumes"]

@@ -1,11 +1,20 @@
-"""Follow the teacher in real browsers: a teacher and two students, each in its own context."""
+"""Follow the teacher in real browsers: a teacher and two students, each in its own context.
+
+Once on one server process (rooms in its memory), once on two processes that
+share rooms through a real Redis: the teacher and the first student on one,
+the second student and the impostor on the other.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 
+import pytest
 from playwright.sync_api import Browser, Page, expect
+
+from benchmarks._browser import served
 
 from .helpers import PageWatch, open_page
 
@@ -29,10 +38,26 @@ def _follows(students: list[Page], text: str) -> float:
     return time.monotonic() - start
 
 
-def test_two_students_follow_the_teacher_and_a_forged_link_moves_nobody(server, browser: Browser):
+@pytest.fixture(params=["one process", "two processes and Redis"])
+def apps(request, tmp_path):
+    """The lesson's address on the teacher's process and on the other one."""
+    if request.param == "one process":
+        url = request.getfixturevalue("server")["url"]
+        yield url, url
+        return
+    env = {"PEX_REDIS_URL": request.getfixturevalue("redis_url"), "PEX_NUM_PROCS": "1"}
+    with contextlib.ExitStack() as stack:
+        bases = [
+            stack.enter_context(served(env=env, log=tmp_path / f"panel-{n}.log")) for n in (1, 2)
+        ]
+        yield tuple(f"{base}/app" for base in bases)
+
+
+def test_two_students_follow_the_teacher_and_a_forged_link_moves_nobody(apps, browser: Browser):
+    here, there = apps
     teacher = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
     watch = PageWatch().attach(teacher)
-    open_page(teacher, f"{server['url']}?page=lesson&step=1")
+    open_page(teacher, f"{here}?page=lesson&step=1")
     teacher.get_by_role("button", name="Start a class").click()
     link = teacher.get_by_role("link", name=re.compile(r"^\?page=lesson&room=")).first
     expect(link).to_be_visible(timeout=5_000)
@@ -42,9 +67,9 @@ def test_two_students_follow_the_teacher_and_a_forged_link_moves_nobody(server, 
     assert "lead=" not in teacher.url  # the token stays off a projected address bar
 
     students = []
-    for _ in range(2):
+    for url in (here, there):
         student = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-        open_page(student, f"{server['url']}{students_link}")
+        open_page(student, f"{url}{students_link}")
         expect(student.get_by_text(f"Class {code}: You follow the teacher.")).to_be_visible()
         students.append(student)
 
@@ -69,7 +94,7 @@ def test_two_students_follow_the_teacher_and_a_forged_link_moves_nobody(server, 
 
     # A student with a forged teacher link follows, and moves nobody.
     impostor = browser.new_context().new_page()
-    open_page(impostor, f"{server['url']}{students_link}&lead={'A' * 22}")
+    open_page(impostor, f"{there}{students_link}&lead={'A' * 22}")
     expect(impostor.get_by_text("This teacher link is not valid")).to_be_visible()
     impostor.get_by_role("button", name="Explore on my own").click()
     impostor.get_by_role("button", name="Next →").click()
