@@ -8,7 +8,7 @@ captions, formulas and questions are the app's own text.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,7 @@ from .look import escape_text
 
 __all__ = [
     "Figure",
+    "Figures",
     "QuickCheck",
     "card_grid",
     "figure_card",
@@ -129,6 +130,28 @@ class Figure:
     readout: Any = None
     extras: tuple[Any, ...] = field(default=())
     linked_axes: bool = True
+
+
+class Figures(Mapping):
+    """A page's figures by name, in order, each built by ``build(name)`` on first use
+    (a lesson step shows one figure of its page; the others cost nothing)."""
+
+    def __init__(self, names: Sequence[str], build: Callable[[str], Figure]) -> None:
+        self._names, self._build = list(names), build
+        self._built: dict[str, Figure] = {}
+
+    def __getitem__(self, name: str) -> Figure:
+        if name not in self._built:
+            if name not in self._names:
+                raise KeyError(name)
+            self._built[name] = self._build(name)
+        return self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
 
 
 _CAPTION_CSS = """

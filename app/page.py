@@ -28,7 +28,15 @@ from typing import Any, ClassVar
 import panel as pn
 import param
 
-from .cards import Figure, QuickCheck, card_grid, figure_card, notice_pane, quick_check_card
+from .cards import (
+    Figure,
+    Figures,
+    QuickCheck,
+    card_grid,
+    figure_card,
+    notice_pane,
+    quick_check_card,
+)
 from .chart import Chart, choice_name
 from .drawing import Drawing
 from .respond import one_update, respond_at_once
@@ -87,7 +95,7 @@ class Page(pn.viewable.Viewer):
         self.drawings: dict[str, Drawing] = {}
         #: > 0 while the server handles a choice control moved in the browser.
         self.choosing_in_browser = 0
-        self._figures: dict[str, Figure] = self._build_figures()
+        self._figures: Mapping[str, Figure] = self._build_figures()
         self._quick_checks: dict[str, QuickCheck] = self._build_quick_checks()
         self._controls: pn.viewable.Viewable | None = None
         self._content: pn.viewable.Viewable | None = None
@@ -219,10 +227,11 @@ class Page(pn.viewable.Viewer):
         return notes
 
     # ----------------------------------------------------------------- views
-    def _build_figures(self) -> dict[str, Figure]:
-        """One figure per chart of :attr:`charts`."""
+    def _build_figures(self) -> Mapping[str, Figure]:
+        """One figure per chart of :attr:`charts`, each built when first asked for (a
+        lesson step shows one figure of its page; the others cost nothing)."""
         self.drawings = {name: Drawing(chart(), self) for name, chart in self.charts.items()}
-        return {name: self._figure(drawing) for name, drawing in self.drawings.items()}
+        return Figures(list(self.drawings), lambda name: self._figure(self.drawings[name]))
 
     def _figure(self, drawing: Drawing) -> Figure:
         chart = drawing.chart
@@ -265,7 +274,7 @@ class Page(pn.viewable.Viewer):
         return checks
 
     @property
-    def figures(self) -> dict[str, Figure]:
+    def figures(self) -> Mapping[str, Figure]:
         """The page's figures by name (each can be shown alone, e.g. for embedding)."""
         return self._figures
 

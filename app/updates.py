@@ -88,8 +88,9 @@ def _mapper(sub: Any) -> Any:
 
 
 def _label(item: Any, label: str) -> None:
-    if label:
-        set_changed(item, "label", fixed_value(label))  # a plain string would name a column
+    # A plain string would name a column. A hidden item reads " ", as a first draw
+    # writes it (HoloViews keeps no legend item for an empty label).
+    set_changed(item, "label", fixed_value(label or " "))
     set_changed(item, "visible", bool(label))
 
 

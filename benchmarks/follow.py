@@ -9,10 +9,13 @@ Next, ``--steps`` times. For each change it reports when the teacher's page
 showed the new step and when the first, median and last student's session had
 received it (the server's patch that sets "Step N of M"), all from the click.
 
-    python benchmarks/follow.py [--students 30] [--steps 5] [--dwell 3]
+    python benchmarks/follow.py [--students 30] [--steps 5] [--dwell 3] [--servers 1]
 
 The server and the clients share this machine's two cores; the students'
 sessions are built on the server like any other (each has its own figures).
+With ``--servers 2`` two server processes share the rooms through a private
+``redis-server`` (Debian's, started here): the teacher is on the first, the
+students are spread over both, as behind deploy/nginx.conf.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from tornado.ioloop import IOLoop
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._browser import launch, served
+from benchmarks._browser import free_port, launch, served, stop_process
 
 # The clients decode every model a lesson's document holds: Panel's own, which
 # Panel imports only as a page needs them.
@@ -138,11 +141,58 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=30)
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--dwell", type=float, default=3.0)
+    parser.add_argument("--servers", type=int, default=1, help="processes (2+: through Redis)")
     args = parser.parse_args()
-    if not 1 <= args.students <= 200 or not 1 <= args.steps <= 10:
-        parser.error("--students 1–200, --steps 1–10")
+    if not 1 <= args.students <= 200 or not 1 <= args.steps <= 10 or not 1 <= args.servers <= 4:
+        parser.error("--students 1–200, --steps 1–10, --servers 1–4")
 
-    with served() as base, sync_playwright() as playwright:
+    with contextlib.ExitStack() as stack:
+        env = {}
+        if args.servers > 1:
+            env = {"PEX_REDIS_URL": stack.enter_context(_redis()), "PEX_NUM_PROCS": "1"}
+        bases = [stack.enter_context(served(env=env)) for _ in range(args.servers)]
+        rows = _lesson(bases, args)
+    _report(rows, args)
+
+
+@contextlib.contextmanager
+def _redis():
+    """A private redis-server on a free loopback port; yields its URL."""
+    import shutil
+    import subprocess
+
+    import redis
+
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            shutil.which("redis-server") or "redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ],
+        stdout=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    try:
+        for _ in range(100):
+            with contextlib.suppress(redis.ConnectionError):
+                redis.Redis.from_url(url).ping()
+                break
+            time.sleep(0.05)
+        yield url
+    finally:
+        stop_process(process)
+
+
+def _lesson(bases: list[str], args: argparse.Namespace) -> list:
+    with sync_playwright() as playwright:
+        base = bases[0]
         browser = launch(playwright)
         teacher = browser.new_page(viewport={"width": 1280, "height": 800})
         teacher.goto(f"{base}/app?page=lesson&step=1")
@@ -150,11 +200,19 @@ def main() -> None:
         link = teacher.get_by_role("link", name=re.compile(r"^\?page=lesson&room="))
         code = link.first.get_attribute("href", timeout=30_000).rsplit("=", 1)[1]
         started = time.monotonic()
-        students = Students(f"{base}/app", code, args.students)
-        students.ready.wait(600)
-        if students.error:
-            raise students.error
-        print(f"{args.students} students joined room {code} in {time.monotonic() - started:.1f} s")
+        shares = [
+            args.students // len(bases) + (i < args.students % len(bases))
+            for i in range(len(bases))
+        ]
+        groups = [Students(f"{b}/app", code, n) for b, n in zip(bases, shares, strict=True) if n]
+        for group in groups:
+            group.ready.wait(600)
+            if group.error:
+                raise group.error
+        print(
+            f"{args.students} students joined room {code} on {len(bases)} server(s) "
+            f"in {time.monotonic() - started:.1f} s"
+        )
 
         rows = []
         try:
@@ -167,16 +225,26 @@ def main() -> None:
                 shown = time.monotonic() - clicked
                 deadline = time.monotonic() + 30
                 while time.monotonic() < deadline:
-                    got = next((v for k, v in students.heard.items() if k.startswith(text)), [])
+                    got = [
+                        t
+                        for g in groups
+                        for k, v in list(g.heard.items())
+                        if k.startswith(text)
+                        for t in v
+                    ]
                     if len(got) >= args.students:
                         break
                     time.sleep(0.02)
                 times = sorted(t - clicked for t in got)
                 rows.append((step, shown, times))
         finally:
-            students.stop()
+            for group in groups:
+                group.stop()
             browser.close()
+    return rows
 
+
+def _report(rows: list, args: argparse.Namespace) -> None:
     if _TolerantSession.skipped:
         print(f"(the clients skipped {_TolerantSession.skipped} patches they could not apply)")
     print(f"\n{'step':>4} | teacher shows | students with it | first | median | last (s)")

@@ -26,6 +26,7 @@ from bokeh.models import Legend
 from panel.io.state import set_curdoc
 
 from app.chart import Frame
+from app.drawing import FRAMES, Drawing
 from app.main import PAGES, build_app
 from app.respond import one_update
 from app.selection import Choices
@@ -58,10 +59,65 @@ def test_changed_in_place_draws_what_a_fresh_plot_draws(slug, seed):
         values = random_values(page, rng, how_many=1 + step % 3, ends=step % 2 == 1)
         with set_curdoc(doc), one_update():
             page.set_state(**values)
+        FRAMES.clear()  # the fresh page computes its own frames
         fresh = PAGES[slug]()
         fresh.set_state(**page._values())
         fresh_root, _ = rendered(fresh)
         assert_same_figures(root, fresh_root, f"{slug} step {step} {values}")
+
+
+@pytest.mark.parametrize("slug", CHARTED)
+def test_a_frame_shared_between_sessions_draws_what_each_would_compute(slug):
+    """Sessions at the same state of a chart's ``depends`` share its frame (a class
+    following its teacher computes a change once): each still draws exactly what
+    it would compute alone, whatever its other controls (a choice, a selection)."""
+    rng = np.random.default_rng(11)
+    checked = 0
+    for step in range(4):
+        a = PAGES[slug]()
+        a.set_state(**random_values(a, rng, how_many=3, ends=step % 2 == 1))
+        for name, drawing in a.drawings.items():
+            chart = drawing.chart
+            b = PAGES[slug]()
+            b.set_state(**random_values(b, rng, how_many=3))
+            same = {n: getattr(a, n) for n in chart.depends}
+            controls = set(b.control_names())
+            b.set_state(**{n: v for n, v in same.items() if n in controls})
+            b.param.update({n: v for n, v in same.items() if n not in controls})
+            if any(getattr(a, n) != getattr(b, n) for n in chart.depends):
+                continue  # b's rules moved a value: not the same state
+            FRAMES.clear()
+            drawing._memo = None
+            shared = drawing.frame()
+            assert b.drawings[name].frame() is shared, f"{slug}.{name}: computed twice"
+            FRAMES.clear()
+            alone = Drawing(type(chart)(), b)
+            assert alone.frame() is not shared
+            for mark in chart.marks:
+                where = f"{slug}.{name}.{mark} step {step}"
+                assert_columns_equal(b.drawings[name].drawn(mark), alone.drawn(mark), where)
+            checked += 1
+    assert checked >= len(PAGES[slug].charts), f"{slug}: {checked} shared frames checked"
+
+
+def test_shared_frames_keep_within_their_budget():
+    frames = type(FRAMES)(budget=1_000)
+
+    def frame(rows: int) -> Frame:
+        return Frame(line={"x": np.zeros(rows), "y": np.zeros(rows)})  # 16 bytes a row
+
+    small = frame(10)
+    frames.put(Frame, (1,), small)
+    for key in (2, 3, 4):
+        frames.put(Frame, (key,), frame(15))  # 160 + 3 * 240 = 880 bytes
+    assert frames.get(Frame, (1,)) is small  # (2,) is now the least recently used
+    frames.put(Frame, (5,), frame(15))  # 1,120 bytes: over budget
+    assert frames.get(Frame, (2,)) is None and frames.get(Frame, (1,)) is small
+    assert len(frames) == 4
+    frames.put(Frame, ([1],), small)  # a state that cannot be a key is not shared
+    assert frames.get(Frame, ([1],)) is None
+    frames.put(Frame, (6,), frame(16))  # 256 bytes, over a quarter of the budget
+    assert frames.get(Frame, (6,)) is None
 
 
 def _without_hooks(element):
