@@ -161,6 +161,48 @@ def served(
             handle.close()  # type: ignore[union-attr]
 
 
+@contextlib.contextmanager
+def redis_server(folder: Path | None = None, timeout: float = 5.0) -> Iterator[str]:
+    """A private ``redis-server`` (Debian's) on a free loopback port, nothing saved to
+    disk; yields its URL. FileNotFoundError when it is not installed."""
+    import redis
+
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise FileNotFoundError("redis-server is not installed (apt-get install redis-server)")
+    port = free_port()
+    command = [
+        binary,
+        "--port",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+    ]
+    if folder is not None:
+        command += ["--dir", str(folder)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError(f"redis-server did not answer on port {port}") from None
+                time.sleep(0.05)
+        yield url
+    finally:
+        client.close()
+        stop_process(process)
+
+
 def wait_until_up(
     base: str, process: subprocess.Popen, log: Path | None = None, *, timeout: float = 120
 ) -> None:

@@ -43,7 +43,7 @@ from tornado.ioloop import IOLoop
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._browser import free_port, launch, served, stop_process
+from benchmarks._browser import launch, redis_server, served
 
 # The clients decode every model a lesson's document holds: Panel's own, which
 # Panel imports only as a page needs them.
@@ -149,45 +149,10 @@ def main() -> None:
     with contextlib.ExitStack() as stack:
         env = {}
         if args.servers > 1:
-            env = {"PEX_REDIS_URL": stack.enter_context(_redis()), "PEX_NUM_PROCS": "1"}
+            env = {"PEX_REDIS_URL": stack.enter_context(redis_server()), "PEX_NUM_PROCS": "1"}
         bases = [stack.enter_context(served(env=env)) for _ in range(args.servers)]
         rows = _lesson(bases, args)
     _report(rows, args)
-
-
-@contextlib.contextmanager
-def _redis():
-    """A private redis-server on a free loopback port; yields its URL."""
-    import shutil
-    import subprocess
-
-    import redis
-
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            shutil.which("redis-server") or "redis-server",
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ],
-        stdout=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    try:
-        for _ in range(100):
-            with contextlib.suppress(redis.ConnectionError):
-                redis.Redis.from_url(url).ping()
-                break
-            time.sleep(0.05)
-        yield url
-    finally:
-        stop_process(process)
 
 
 def _lesson(bases: list[str], args: argparse.Namespace) -> list:

@@ -39,47 +39,10 @@ def redis_url(tmp_path_factory) -> str:
     rooms shared by several server processes. Missing: a skip on a laptop, a
     failure under ``CI``."""
     import shutil
-    import subprocess
-    import time
 
-    import redis
+    from benchmarks._browser import redis_server
 
-    from benchmarks._browser import free_port, stop_process
-
-    server = shutil.which("redis-server")
-    if server is None:
+    if shutil.which("redis-server") is None:
         missing("redis-server is not installed (apt-get install redis-server)")
-    port = free_port()
-    folder = tmp_path_factory.mktemp("redis")
-    process = subprocess.Popen(
-        [
-            server,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(folder),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    client = redis.Redis.from_url(url)
-    try:
-        for _ in range(100):
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                time.sleep(0.05)
-        else:
-            raise RuntimeError(f"redis-server did not answer on port {port}")
+    with redis_server(tmp_path_factory.mktemp("redis")) as url:
         yield url
-    finally:
-        client.close()
-        stop_process(process)
