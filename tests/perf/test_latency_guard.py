@@ -145,6 +145,14 @@ def test_the_ceilings_follow_the_naive_rebuild_of_the_same_run():
         slowdown({"naive": None, "failed": []})
 
 
+def test_a_preset_is_held_to_the_budget_of_a_change_across_the_range():
+    """A preset moves a dozen controls to other points of their ranges: 360 ms, not 210."""
+    rows = [_row("extension", "preset", 359.0), _row("extension", "preset", 361.0)]
+    rows += [_row("extension", "trained_len", 211.0)]
+    over, _ = over_ceiling(rows, 1.0)
+    assert [(r.control, r.p95) for r in over] == [("preset", 361.0), ("trained_len", 211.0)]
+
+
 def test_a_selection_is_allowed_three_browser_repaints():
     """With the browser's own repaint at 31 ms (p95), a selection's ceiling is 93 ms
     (scaled by the slowdown); a control that computes keeps its own budget."""

@@ -103,12 +103,20 @@ _A11Y_SCANNED = """(() => {
   const els = deepElements();
   const layers = els.filter(el => el.matches('.bk-layer.bk-events[tabindex]'));
   const handles = els.filter(el => el.classList.contains('noUi-handle'));
-  return layers.length > 0 && [...layers, ...handles].every(el => el.getAttribute('aria-label'));
+  // A card's header button gets its title from a child view drawn a moment
+  // later: until then axe reads a button with no name.
+  const text = el => [el, ...deepElements(el)]
+    .filter(e => e.children.length === 0 && !['STYLE', 'SCRIPT'].includes(e.tagName))
+    .map(e => e.textContent).join('').trim();
+  const headers = els.filter(el => el.matches('button.card-header') && el.getClientRects().length);
+  return layers.length > 0 && [...layers, ...handles].every(el => el.getAttribute('aria-label'))
+    && headers.every(text);
 })()"""
 
 
 def wait_for_a11y_scan(page: Page, timeout: float = 10_000) -> None:
-    """Wait until app/static/a11y.js has named every figure and slider handle drawn.
+    """Wait until app/static/a11y.js has named every figure and slider handle drawn,
+    and every card's header shows its title.
 
     The script scans when the browser is idle (``requestIdleCallback``, at most
     ~1.2 s after the page or a change; later on a busy machine). On timeout
