@@ -44,6 +44,22 @@ def test_arrow_keys_on_a_slider_move_the_slider_not_the_lesson(server, page: Pag
     expect(page.get_by_text("Step 3 of 11")).to_be_visible()
 
 
+def test_a_slider_moved_right_after_next_reaches_the_figure_and_the_address(server, page: Page):
+    """Back, then on to a step already built (it is only unhidden), and at once a key on
+    its slider: the server gets the value (the address follows), and
+    the hidden step's slider of the same name is left alone."""
+    open_page(page, f"{server['url']}?page=lesson&step=4")
+    page.get_by_role("button", name="← Previous").click()
+    expect(page.get_by_text("Step 3 of 11")).to_be_visible(timeout=10_000)
+    page.get_by_role("button", name="Next →").click()
+    expect(page.get_by_text("Step 4 of 11")).to_be_visible(timeout=10_000)
+    page.get_by_role("slider", name=re.compile("Position t")).last.focus()
+    page.keyboard.press("ArrowRight")
+    expect(page).to_have_url(re.compile(r"step=4&t=41&d=64$"), timeout=5_000)
+    page.get_by_role("button", name="← Previous").click()
+    expect(page).to_have_url(re.compile(r"step=3&t=10&"), timeout=5_000)
+
+
 def test_the_full_page_link_opens_the_topic_page_at_the_steps_settings(server, page: Page):
     open_page(page, f"{server['url']}?page=lesson&step=6&m=105&n=102")
     page.get_by_role("link", name="Open in the full page →").click()
