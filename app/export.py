@@ -13,10 +13,14 @@ The states are chosen per figure (:class:`ExportSpec`), never by Panel's
 a ``DiscreteSlider`` (or buttons, or a select) whose options *are* the
 precomputed values, so the reader can only pick a value that exists.
 
-No request leaves the file: Bokeh's, Panel's and KaTeX's code is inline
-(``resources=INLINE``), :func:`app.standalone.make_self_contained` inlines the
-stylesheets a plain ``save`` still links on the HoloViz CDN and refuses anything
-else from another host, and the template writes a ``data:`` favicon.
+No request leaves the export: Bokeh's, Panel's and KaTeX's code is written
+with it (``resources=INLINE``), :func:`app.standalone.make_self_contained`
+inlines the stylesheets a plain ``save`` still links on the HoloViz CDN and
+refuses anything else from another host, and the template writes a ``data:``
+favicon. That code is 3.2 MB; by default it goes once into ``OUTDIR/lib/``
+(:func:`app.standalone.share_libraries`), which every figure loads by a
+relative URL, so a figure file holds only its document and states. With
+``--single-file`` each file keeps its own copy and needs nothing beside it.
 
 The files use the plain design of the app's ``embed=1`` views (see
 :mod:`app.main`), with the accessibility script inlined. Widgets inside a
@@ -27,6 +31,7 @@ Usage::
 
     python -m app.export OUTDIR                      # every figure
     python -m app.export OUTDIR --only rope:pair,alibi   # a figure, or a whole page
+    python -m app.export OUTDIR --single-file        # each file with its own libraries
     python -m app.export --list                      # what would be written
 """
 
@@ -50,15 +55,19 @@ from .cards import figure_card
 from .look import FONT_STACK, escape_text
 from .main import PAGES, TITLE
 from .page import Page
-from .standalone import make_self_contained, with_page_scripts
+from .standalone import make_self_contained, share_libraries, with_page_scripts
 from .theme import OfflineNative
 from .urlstate import shown_value
 
 __all__ = ["SPECS", "ExportResult", "ExportSpec", "export", "export_figure", "main"]
 
-#: A file larger than this is reported (and fails the command): documentation
-#: pages should stay light.
-MAX_BYTES = 5 * 1024 * 1024
+#: A figure's file larger than this is reported (and fails the command):
+#: documentation pages should stay light. With the libraries beside it, a file
+#: is its document and states; on its own, it also carries 3.2 MB of libraries.
+MAX_BYTES = 600 * 1024
+MAX_SINGLE_FILE_BYTES = 5 * 1024 * 1024
+#: The folder beside the figures that holds their shared libraries.
+LIBRARIES = "lib"
 
 
 @dataclass(frozen=True)
@@ -146,13 +155,15 @@ class ExportResult:
     size: int = 0
     seconds: float = 0.0
     error: str | None = None
+    #: The size this file may have (its libraries beside it or inside).
+    limit: int = MAX_BYTES
 
     @property
     def status(self) -> str:
         if self.error:
             return f"failed: {self.error}"
-        if self.size > MAX_BYTES:
-            return f"too big (> {MAX_BYTES // 2**20} MB)"
+        if self.size > self.limit:
+            return f"too big (> {self.limit / 2**20:.1f} MB)"
         return "ok"
 
     @property
@@ -253,9 +264,10 @@ def build_view(spec: ExportSpec) -> tuple[pn.viewable.Viewable, pn.widgets.Widge
 
 
 # ------------------------------------------------------------------ exporting
-def export_figure(spec: ExportSpec, outdir: Path) -> ExportResult:
-    """Write ``spec``'s standalone file into ``outdir``; never raises (see ``error``)."""
-    result = ExportResult(spec)
+def export_figure(spec: ExportSpec, outdir: Path, single_file: bool = False) -> ExportResult:
+    """Write ``spec``'s standalone file into ``outdir`` (its libraries into
+    ``outdir/lib``, or inside the file); never raises (see ``error``)."""
+    result = ExportResult(spec, limit=MAX_SINGLE_FILE_BYTES if single_file else MAX_BYTES)
     start = time.perf_counter()
     try:
         buffer = StringIO()
@@ -277,6 +289,8 @@ def export_figure(spec: ExportSpec, outdir: Path) -> ExportResult:
             )
         page_html, states = make_self_contained(buffer.getvalue())
         page_html = with_page_scripts(page_html)
+        if not single_file:
+            page_html = share_libraries(page_html, outdir / LIBRARIES)
         if states != len(spec.values):
             raise ValueError(f"{states} of {len(spec.values)} states were recorded")
         result.path = outdir / spec.filename
@@ -318,11 +332,13 @@ def _index_html(results: Sequence[ExportResult]) -> str:
     )
 
 
-def export(outdir: Path | str, only: Sequence[str] | None = None) -> list[ExportResult]:
+def export(
+    outdir: Path | str, only: Sequence[str] | None = None, single_file: bool = False
+) -> list[ExportResult]:
     """Export the figures (all, or those named in ``only``) into ``outdir``."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    results = [export_figure(spec, outdir) for spec in select_specs(only)]
+    results = [export_figure(spec, outdir, single_file) for spec in select_specs(only)]
     (outdir / "index.html").write_text(_index_html(results), encoding="utf-8")
     return results
 
@@ -349,6 +365,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="",
         help="comma-separated page:figure or page names (default: every figure)",
     )
+    parser.add_argument(
+        "--single-file",
+        action="store_true",
+        help="each file with its own copy of the libraries (3.2 MB more a file)",
+    )
     parser.add_argument("--list", action="store_true", help="list the figures and exit")
     args = parser.parse_args(argv)
     only = [item.strip() for item in args.only.split(",") if item.strip()]
@@ -358,8 +379,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.outdir is None:
         parser.error("OUTDIR is required")
-    results = export(args.outdir, only)
+    results = export(args.outdir, only, args.single_file)
     print(format_table(results))
+    shared = sorted((args.outdir / LIBRARIES).glob("*")) if not args.single_file else []
+    if shared:
+        size = sum(f.stat().st_size for f in shared)
+        print(f"Shared by every figure: {LIBRARIES}/, {len(shared)} files, {size / 2**20:.2f} MB")
     return 0 if all(r.ok for r in results) else 1
 
 

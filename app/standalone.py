@@ -6,11 +6,14 @@ sheets on the HoloViz CDN (Panel's ``loading.css``, ``listpanel.css``,
 into an inline sheet holding the text of Panel's installed copy (in the
 document and in every recorded state), drops external module scripts, and
 refuses a page that would still load anything from another host.
-:func:`with_page_scripts` inlines the app's own scripts.
+:func:`with_page_scripts` inlines the app's own scripts; :func:`share_libraries`
+moves the large scripts (BokehJS, Panel, KaTeX, the app's own) out
+into a folder that every figure of an export shares.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import re
@@ -19,7 +22,7 @@ from typing import Any
 
 from panel.io.resources import CDN_DIST, DIST_DIR
 
-__all__ = ["make_self_contained", "with_page_scripts"]
+__all__ = ["make_self_contained", "share_libraries", "with_page_scripts"]
 
 #: The app's scripts, inlined here (served pages load them by URL, see app/main.py).
 _PAGE_SCRIPTS = [Path(__file__).parent / "static" / name for name in ("a11y.js", "overlay.js")]
@@ -107,5 +110,62 @@ def with_page_scripts(page_html: str) -> str:
     if any("</script" in s.lower() for s in scripts) or "</body>" not in page_html:
         raise ValueError("cannot inline the page scripts")
     head, tail = page_html.rsplit("</body>", 1)
-    inlined = "".join(f"<script>\n{s}</script>\n" for s in scripts)
+    names = [f.name for f in _PAGE_SCRIPTS]
+    inlined = "".join(
+        f"<script>\n/* BEGIN {name} */\n{s}</script>\n"
+        for name, s in zip(names, scripts, strict=True)
+    )
     return f"{head}{inlined}</body>{tail}"
+
+
+#: An inline script at least this long is a library (BokehJS, Panel, KaTeX,
+#: the app's accessibility script), shared; shorter ones (the document's
+#: start-up code) are the figure's own. Style sheets stay inline (23 kB): read
+#: from ``file://``, a linked sheet is off limits to scripts that inspect the
+#: page's CSS (axe-core, for one).
+SHARED_MIN_CHARS = 8_000
+_INLINE_SCRIPT = re.compile(r'<script(?: type="text/javascript")?>(.*?)</script>', re.S)
+#: What a shared script is called: BokehJS's and Panel's bundles name
+#: themselves, jsDelivr's copies name their package, KaTeX exports itself.
+_LIBRARY_NAMES = (
+    re.compile(r"/\* BEGIN ([\w.-]+?)(?:\.min)?\.js \*/"),
+    re.compile(r"Original file: /npm/([\w.-]+)@"),
+    re.compile(r"exports\.(katex)="),
+)
+
+
+def _library_name(body: str) -> str:
+    head = body[:400]
+    found = (m.group(1) for pattern in _LIBRARY_NAMES if (m := pattern.search(head)))
+    return next(found, "script")
+
+
+def _shared_file(folder: Path, stem: str, text: str) -> str:
+    """Write ``text`` once into ``folder`` under a name its content fixes; the name."""
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    name = f"{stem}-{digest}.js"
+    path = folder / name
+    if not path.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return name
+
+
+def share_libraries(page_html: str, folder: Path) -> str:
+    """``page_html`` with its large inline scripts moved into ``folder``.
+
+    Each goes to a file named by its content (a figure exported later with the
+    same libraries reuses it) and the page loads it by a relative URL as a
+    classic script: in the same order as before, and from ``file://`` as well
+    as from a web server. ``folder`` is a sibling of the page.
+    """
+    prefix = folder.name
+
+    def script(match: re.Match[str]) -> str:
+        body = match.group(1)
+        if len(body) < SHARED_MIN_CHARS:
+            return match.group(0)
+        name = _shared_file(folder, _library_name(body), body)
+        return f'<script src="{prefix}/{name}"></script>'
+
+    return _INLINE_SCRIPT.sub(script, page_html)

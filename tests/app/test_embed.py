@@ -203,6 +203,26 @@ class TestExportSpecs:
         with pytest.raises(ValueError, match="external"):
             standalone.make_self_contained(page)
 
+    def test_libraries_are_written_once_beside_the_pages_and_loaded_in_order(self, tmp_path):
+        bokeh = "/* BEGIN bokeh.min.js */" + "b" * standalone.SHARED_MIN_CHARS
+        katex = "!function(e,t){exports.katex=t()}" + "k" * standalone.SHARED_MIN_CHARS
+        page = (
+            f'<head><script type="text/javascript">{bokeh}</script>'
+            f"<script>{katex}</script><style>{'s' * 10_000}</style></head>"
+            '<body><script type="application/json" id="d">{}</script>'
+            "<script>Bokeh.embed.embed_items(docs)</script></body>"
+        )
+        folder = tmp_path / "lib"
+        first = standalone.share_libraries(page, folder)
+        second = standalone.share_libraries(page, folder)
+        assert first == second
+        names = sorted(p.name for p in folder.iterdir())
+        assert [n.split("-")[0] for n in names] == ["bokeh", "katex"]
+        assert (folder / names[0]).read_text() == bokeh
+        assert first.index(names[0]) < first.index(names[1]) < first.index("embed_items")
+        assert "<script>Bokeh.embed.embed_items(docs)</script>" in first  # the page's own
+        assert "s" * 10_000 in first and "{}</script>" in first  # sheets and the document stay
+
 
 def _saved_page(doc: dict) -> str:
     """A saved page holding one serialised document, as Panel writes it."""

@@ -1,7 +1,8 @@
 """The static export in a real browser: opened from disk, with every network request refused.
 
 The export runs here as in CI (``python -m app.export``), for a few figures that
-cover the three kinds of control (slider, buttons, select).
+cover the three kinds of control (slider, buttons, select): with the libraries
+shared beside the figures (the default), and once as a single file.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from app.export import MAX_BYTES, select_specs
+from app.export import LIBRARIES, MAX_BYTES, MAX_SINGLE_FILE_BYTES, select_specs
 
 from .conftest import ROOT
 from .helpers import open_page, serious_axe_violations, slider_handle_names, wait_for_a11y_scan
@@ -23,30 +24,52 @@ ONLY = ("alibi:matrix", "order:permutation", "order:similarity")
 SPECS = select_specs(ONLY)
 
 
-@pytest.fixture(scope="module")
-def exported(tmp_path_factory) -> Path:
-    outdir = tmp_path_factory.mktemp("export")
+def _export(outdir: Path, only: tuple[str, ...], *options: str) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "app.export", str(outdir), "--only", ",".join(ONLY)],
+        [sys.executable, "-m", "app.export", str(outdir), "--only", ",".join(only), *options],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=240,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> Path:
+    outdir = tmp_path_factory.mktemp("export")
+    report = _export(outdir, ONLY)
     for spec in SPECS:
-        assert spec.name in done.stdout  # the report table
+        assert spec.name in report  # the report table
+    assert f"Shared by every figure: {LIBRARIES}/" in report
     return outdir
 
 
-def test_export_writes_one_small_file_per_figure(exported):
+def test_export_writes_one_small_file_per_figure_beside_one_copy_of_the_libraries(exported):
     names = sorted(p.name for p in exported.glob("*.html"))
     assert names == sorted([s.filename for s in SPECS] + ["index.html"])
+    shared = {p.name for p in (exported / LIBRARIES).iterdir()}
+    assert any(n.startswith("bokeh-") for n in shared) and any(
+        n.startswith("panel-") for n in shared
+    )
     for spec in SPECS:
-        size = (exported / spec.filename).stat().st_size
-        assert 0 < size < MAX_BYTES, spec.name
+        text = (exported / spec.filename).read_text()
+        assert 0 < len(text.encode()) < MAX_BYTES, spec.name
+        # Every figure loads every library from the one folder.
+        assert {n for n in shared if f'"{LIBRARIES}/{n}"' in text} == shared, spec.name
     index = (exported / "index.html").read_text()
     assert all(spec.filename in index for spec in SPECS)
+
+
+def test_a_single_file_export_needs_nothing_beside_it(page, tmp_path):
+    """``--single-file``: no library folder; the file alone opens offline and its control works."""
+    spec = select_specs(["alibi:matrix"])[0]
+    _export(tmp_path, (spec.name,), "--single-file")
+    assert not (tmp_path / LIBRARIES).exists()
+    path = tmp_path / spec.filename
+    assert MAX_BYTES < path.stat().st_size < MAX_SINGLE_FILE_BYTES  # the libraries are inside
+    _works_offline(page, path, spec)
 
 
 def _offline(page) -> dict[str, list[str]]:
@@ -101,8 +124,12 @@ def _changed(locator, before: bytes, timeout: float = 5.0) -> bool:
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
 def test_exported_figure_works_offline(page, exported, spec):
+    _works_offline(page, exported / spec.filename, spec)
+
+
+def _works_offline(page, path: Path, spec) -> None:
     seen = _offline(page)
-    open_page(page, (exported / spec.filename).as_uri())
+    open_page(page, path.as_uri())
     # One control only, and the figure's card.
     card = page.locator(".bk-panel-models-layout-Card").first
     before = card.screenshot()
