@@ -50,6 +50,8 @@ OVERLAY_JS = "app/static/overlay.js"
 #: The sidebar as a drawer, square figures fitted to a narrow window (app/static/narrow.js).
 NARROW_JS = "app/static/narrow.js"
 
+#: An embedded view tells the page framing it its height (app/static/embed.js).
+EMBED_JS = "app/static/embed.js"
 #: The lesson's ← / → keys press its Previous / Next buttons (app/static/lesson.js).
 LESSON_JS = "app/static/lesson.js"
 
@@ -72,7 +74,12 @@ HEADER_COLOURS = {
 pn.extension(
     "katex",
     design=OfflineFast,
-    js_files={"pex_a11y": A11Y_JS, "pex_overlay": OVERLAY_JS, "pex_lesson": LESSON_JS},
+    js_files={
+        "pex_a11y": A11Y_JS,
+        "pex_overlay": OVERLAY_JS,
+        "pex_lesson": LESSON_JS,
+        "pex_embed": EMBED_JS,
+    },
 )
 without_mathjax()
 send_without_delay()

@@ -25,7 +25,9 @@ from panel.io.resources import CDN_DIST, DIST_DIR
 __all__ = ["make_self_contained", "share_libraries", "with_page_scripts"]
 
 #: The app's scripts, inlined here (served pages load them by URL, see app/main.py).
-_PAGE_SCRIPTS = [Path(__file__).parent / "static" / name for name in ("a11y.js", "overlay.js")]
+_PAGE_SCRIPTS = [
+    Path(__file__).parent / "static" / name for name in ("a11y.js", "overlay.js", "embed.js")
+]
 
 
 def _local_css(url: str) -> str:
@@ -105,7 +107,7 @@ def make_self_contained(page_html: str) -> tuple[str, int]:
 
 
 def with_page_scripts(page_html: str) -> str:
-    """``page_html`` with app/static/a11y.js and overlay.js inlined at the end of its body."""
+    """``page_html`` with the app's scripts (app/static/) inlined at the end of its body."""
     scripts = [f.read_text(encoding="utf-8") for f in _PAGE_SCRIPTS]
     if any("</script" in s.lower() for s in scripts) or "</body>" not in page_html:
         raise ValueError("cannot inline the page scripts")

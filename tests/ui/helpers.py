@@ -6,6 +6,7 @@ import contextlib
 import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import urlparse
 
 from playwright.sync_api import Page
@@ -264,3 +265,11 @@ def serious_axe_violations(page: Page) -> list[str]:
         for v in violations
         if v["impact"] in {"critical", "serious"}
     ]
+
+
+def resize_script() -> str:
+    """The lines docs/embedding.md tells a documentation page to add, as written there."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "embedding.md").read_text()
+    blocks = re.findall(r"```html\n(<script>.*?</script>)\n```", text, re.S)
+    (script,) = [b for b in blocks if "positional-encoding-explorer:height" in b]
+    return script

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from app.main import PAGES
 
-from .helpers import PageWatch, new_server_errors, open_page, visible_text
+from .helpers import PageWatch, new_server_errors, open_page, resize_script, visible_text
 
 #: Elements of the FastListTemplate that an embedded view must not have.
 CHROME = ("#header", "#sidebar", "#sidebar-button", "#theme-switch", ".pn-busy-container")
@@ -89,3 +91,45 @@ def test_unknown_figure_shows_notice_and_page(page, server):
     for fig in PAGES["order"]().figures.values():
         assert fig.title in text
     assert watch.errors == [] and watch.external == []
+
+
+def framed(page, src: str, height: int = 300) -> None:
+    """A documentation page: the docs' resize lines and one frame of ``height`` px."""
+    frame = f'<iframe id="f" src="{src}" width="800" height="{height}" style="border: 0"></iframe>'
+    page.set_content(f'<body style="margin: 0">{resize_script()}{frame}</body>')
+
+
+def frame_fits(page) -> dict:
+    """The frame's height, and the bottom of its content (CSS px)."""
+    content = page.frame_locator("#f").locator("[data-root-id] > *").first
+    return {
+        "frame": page.locator("#f").evaluate("f => f.getBoundingClientRect().height"),
+        "content": content.evaluate("e => Math.ceil(e.getBoundingClientRect().bottom)"),
+    }
+
+
+def test_an_embedded_figure_gives_its_frame_its_height_and_no_inner_scroll(page, server):
+    """With the docs' lines, a live figure's frame (300 px to start) takes the height of
+    its content, grows when "More" opens and shrinks back when it closes."""
+    framed(page, f"{server['url']}?page=rope&figure=pair&embed=1")
+    frame = page.frame_locator("#f")
+    frame.locator("canvas").first.wait_for(timeout=30_000)
+
+    def settled(previous: float | None = None) -> dict:
+        deadline = time.monotonic() + 10
+        while True:
+            fit = frame_fits(page)
+            if abs(fit["frame"] - fit["content"]) <= 16 and fit["frame"] != previous:
+                return fit
+            assert time.monotonic() < deadline, f"the frame did not take its height: {fit}"
+            time.sleep(0.2)
+
+    first = settled()
+    assert first["frame"] > 600  # R1 with its buttons, readout and caption
+    frame.get_by_role("button", name="More").click()
+    opened = settled(first["frame"])
+    assert opened["frame"] > first["frame"] + 20
+    frame.get_by_role("button", name="More").click()
+    closed = settled(opened["frame"])
+    assert abs(closed["frame"] - first["frame"]) <= 4
+    assert frame.locator("html").evaluate("h => h.scrollHeight <= h.clientHeight + 1")

@@ -17,7 +17,13 @@ import pytest
 from app.export import LIBRARIES, MAX_BYTES, MAX_SINGLE_FILE_BYTES, select_specs
 
 from .conftest import ROOT
-from .helpers import open_page, serious_axe_violations, slider_handle_names, wait_for_a11y_scan
+from .helpers import (
+    open_page,
+    resize_script,
+    serious_axe_violations,
+    slider_handle_names,
+    wait_for_a11y_scan,
+)
 
 #: One figure per kind of control (slider, buttons, select); CI stays fast.
 ONLY = ("alibi:matrix", "order:permutation", "order:similarity")
@@ -154,4 +160,26 @@ def test_exported_figure_is_accessible(page, exported):
     assert handles and all(handles), f"slider handles without a name: {handles}"
     serious = serious_axe_violations(page)
     assert not serious, serious
+    assert seen["network"] == [] and seen["errors"] == []
+
+
+def test_a_static_figure_gives_its_frame_its_height(page, exported):
+    """A documentation page beside the export, with the docs' resize lines: the frame
+    of a static figure (200 px to start) takes its content's height."""
+    spec = SPECS[0]
+    docs_page = exported / "docs-page.html"
+    docs_page.write_text(
+        f'<body style="margin: 0">{resize_script()}<iframe id="f" src="{spec.filename}" '
+        'width="800" height="200" style="border: 0"></iframe></body>'
+    )
+    seen = _offline(page)
+    page.goto(docs_page.as_uri())
+    content = page.frame_locator("#f").locator("[data-root-id] > *").first
+    content.wait_for(timeout=30_000)
+    page.wait_for_function(
+        "() => document.getElementById('f').getBoundingClientRect().height > 400", timeout=15_000
+    )
+    frame = page.locator("#f").evaluate("f => f.getBoundingClientRect().height")
+    bottom = content.evaluate("e => Math.ceil(e.getBoundingClientRect().bottom)")
+    assert abs(frame - bottom) <= 16, (frame, bottom)
     assert seen["network"] == [] and seen["errors"] == []
