@@ -39,7 +39,9 @@ class PageWatch:
 
             def route(route):
                 host = urlparse(route.request.url).hostname
-                if host in {"127.0.0.1", "localhost"} or route.request.url.startswith("data:"):
+                if host in {"127.0.0.1", "localhost"} or route.request.url.startswith(
+                    ("data:", "file:")
+                ):
                     route.continue_()
                 else:
                     self.external.append(route.request.url)
