@@ -1,12 +1,13 @@
 """Standalone HTML files of the explorer's figures: interactive with no server and no network.
 
 ``python -m app.export OUTDIR`` writes ``OUTDIR/<page>-<figure>.html`` for every
-figure listed in :data:`SPECS`, and ``OUTDIR/index.html`` linking them. Each
-file holds one figure (plot, readout, caption, formula) and *one* control, its
-main one. Panel's ``save(embed=True)`` precomputes the figure for each value of
-that control; the browser swaps the precomputed states, so nothing runs in
-Python once the file is written. The other controls are fixed at the page's
-defaults (listed under the figure).
+figure listed in :data:`SPECS` (``app/export_specs.py``), and ``OUTDIR/index.html``
+linking them. Each file holds one figure (plot, readout, caption, formula) and
+the controls its spec keeps. Panel's ``save(embed=True)`` precomputes the
+figure for every combination of their values; the browser swaps the
+precomputed states, so nothing runs in Python once the file is written. The
+other controls are fixed at the page's defaults, and a note under the figure
+says what the copy moves and what it fixes.
 
 The states are chosen per figure (:class:`ExportSpec`), never by Panel's
 ``max_opts`` (its default, 3, turns a 0…63 slider into 4 states): the widget is
@@ -52,6 +53,7 @@ import panel as pn
 from bokeh.resources import INLINE
 
 from .cards import figure_card
+from .export_specs import SPECS, ExportSpec, Grid, select_specs
 from .look import FONT_STACK, escape_text
 from .main import PAGES, TITLE
 from .page import Page
@@ -68,83 +70,6 @@ MAX_BYTES = 600 * 1024
 MAX_SINGLE_FILE_BYTES = 5 * 1024 * 1024
 #: The folder beside the figures that holds their shared libraries.
 LIBRARIES = "lib"
-
-
-@dataclass(frozen=True)
-class ExportSpec:
-    """One exported figure: which control the reader moves, and its precomputed values."""
-
-    page: str
-    figure: str
-    #: The page parameter the file's only control sets.
-    control: str
-    #: Its values, in the order the control shows them (every one is precomputed).
-    values: tuple[Any, ...]
-    #: Widget: ``"slider"`` (numbers), ``"buttons"`` or ``"select"``.
-    widget: str = "slider"
-    #: Which of the figure's ``extras`` to keep, by position; by default every
-    #: one without a widget in it (a button or a download needs a server).
-    extras: tuple[int, ...] | None = None
-
-    @property
-    def name(self) -> str:
-        return f"{self.page}:{self.figure}"
-
-    @property
-    def filename(self) -> str:
-        return f"{self.page}-{self.figure}.html"
-
-
-def _span(low: int, high: int, step: int = 1) -> tuple[int, ...]:
-    return tuple(range(low, high + 1, step))
-
-
-def _specs(
-    page: str, figures: str, control: str, values: tuple[Any, ...] | None = None, **kw: Any
-) -> list[ExportSpec]:
-    """One spec per figure (space-separated names) moved by the same control.
-
-    ``values`` defaults to every option of the page's selector, in its order.
-    """
-    if values is None:
-        values = tuple(PAGES[page].param[control].objects)
-    return [ExportSpec(page, figure, control, values, **kw) for figure in figures.split()]
-
-
-#: Sentences B of the Order figures (A stays "dog bites man").
-_ORDER_B = ("man bites dog", "dog man bites", "bites dog man", "dog bites man", "a dog bites a man")
-
-#: The exported figures. Main controls are chosen so the file tells the figure's
-#: story with the defaults of everything else; states are every value of a small
-#: range, or every option of a selector.
-SPECS: tuple[ExportSpec, ...] = (
-    # Order: the two sentences go through one attention head.
-    *_specs("order", "inputs similarity", "b", _ORDER_B, widget="select"),
-    *_specs("order", "permutation", "scheme", widget="buttons"),
-    # Sinusoidal: position t over all n = 64 rows.
-    *_specs("sinusoidal", "table clock similarity learned", "t", _span(0, 63)),
-    # RoPE.
-    # R1: only its identity with today's numbers; its buttons and their log need Python.
-    *_specs("rope", "pair", "m", _span(0, 24), extras=(3,)),
-    *_specs("rope", "distance decay", "base"),
-    *_specs("rope", "angles wavelengths", "pair", _span(0, 31)),
-    *_specs("rope", "layouts mismatch", "layout", widget="buttons"),
-    # Context extension (d = 128: 64 pairs).
-    *_specs("extension", "schedule", "method", widget="buttons"),
-    *_specs("extension", "band", "pair", _span(0, 63)),
-    *_specs("extension", "methods", "method", widget="buttons"),
-    # ALiBi (8 heads, 16 positions).
-    *_specs("alibi", "slopes", "head", _span(1, 8)),
-    *_specs("alibi", "matrix weights", "row", _span(0, 15)),
-    *_specs("alibi", "decay", "head", _span(1, 8)),
-    # Relative biases.
-    *_specs("relative", "buckets", "num_buckets", _span(4, 64, 4)),
-    *_specs("relative", "bias", "head", _span(1, 12)),
-    *_specs("relative", "shaw", "clip_k", _span(0, 16)),
-    *_specs("relative", "nope", "nope_len", _span(2, 32, 2)),
-    # Compare: the served length L′ over every choice.
-    *_specs("compare", "learned sinusoidal rope alibi", "target_len"),
-)
 
 
 @dataclass
@@ -186,27 +111,35 @@ def _shown(page: Page, name: str, value: Any) -> str:
     return next((label for label, v in names.items() if v == value), None) or shown_value(value)
 
 
-def _control(page: Page, spec: ExportSpec) -> pn.widgets.Widget:
-    """The file's one control: its options are exactly the precomputed values."""
-    options = {_shown(page, spec.control, v): v for v in spec.values}
-    if len(options) != len(spec.values):
-        raise ValueError(f"{spec.name}: two values of {spec.control} have the same label")
-    current = getattr(page, spec.control)
-    if current not in spec.values:
+def _control(page: Page, spec: ExportSpec, grid: Grid) -> pn.widgets.Widget:
+    """One control of the file: its options are exactly the precomputed values."""
+    options = {_shown(page, grid.control, v): v for v in grid.values}
+    if len(options) != len(grid.values):
+        raise ValueError(f"{spec.name}: two values of {grid.control} have the same label")
+    current = getattr(page, grid.control)
+    if current not in grid.values:
         raise ValueError(f"{spec.name}: the default {current!r} is not among the values")
-    if spec.widget not in _WIDGETS:
-        raise ValueError(f"{spec.name}: unknown widget {spec.widget!r}")
-    cls, own = _WIDGETS[spec.widget]
+    if grid.widget not in _WIDGETS:
+        raise ValueError(f"{spec.name}: unknown widget {grid.widget!r}")
+    cls, own = _WIDGETS[grid.widget]
     widget = cls(
-        label=page.param[spec.control].label,
+        label=page.param[grid.control].label,
         options=options,
         value=current,
         sizing_mode="stretch_width",
         margin=(6, 12),
         **own,
     )
-    widget.param.watch(lambda event: page.set_state(**{spec.control: event.new}), "value")
+    widget.param.watch(lambda event: page.set_state(**{grid.control: event.new}), "value")
     return widget
+
+
+def _labelled(widget: pn.widgets.Widget) -> pn.viewable.Viewable:
+    """``widget`` with its label shown (a button group draws none of its own)."""
+    if not isinstance(widget, pn.widgets.RadioButtonGroup):
+        return widget
+    label = pn.pane.HTML(escape_text(widget.label), margin=(6, 12, 0, 12))
+    return pn.Column(label, widget, sizing_mode="stretch_width", margin=0)
 
 
 def _needs_python(obj: Any) -> bool:
@@ -214,18 +147,58 @@ def _needs_python(obj: Any) -> bool:
     return bool(pn.panel(obj).select(pn.widgets.Widget))
 
 
-def _fixed_settings(page: Page, spec: ExportSpec, figure_controls: Iterable[str]) -> str:
-    parts = [
+def _whole(par: Any) -> int:
+    """How many values a control has in the explorer (0: a continuous range)."""
+    bounds = getattr(par, "bounds", None)
+    if getattr(par, "objects", None):
+        return len(par.objects)
+    if isinstance(bounds, tuple) and isinstance(par.default, int) and None not in bounds:
+        return (bounds[1] - bounds[0]) // (par.step or 1) + 1
+    return 0
+
+
+def _moves(spec: ExportSpec) -> str:
+    """For the summary: each kept control, how much of its range, and how many are fixed."""
+    page = PAGES[spec.page]()
+    kept = []
+    for grid in spec.grids:
+        count, whole = len(grid.values), _whole(page.param[grid.control])
+        of = "" if whole == count else f"/{whole:,}" if whole else " (sampled)"
+        kept.append(f"{grid.control} {count}{of}")
+    kept_names = {g.control for g in spec.grids}
+    fixed = [c for c in page.figures[spec.figure].controls if c not in kept_names]
+    return " × ".join(kept) + (f"; {len(fixed)} fixed" if fixed else "")
+
+
+def _sampled(page: Page, grid: Grid) -> str:
+    """``grid``'s control and how much of the page's range the file keeps."""
+    par, label = page.param[grid.control], escape_text(page.param[grid.control].label)
+    values = [escape_text(_shown(page, grid.control, v)) for v in grid.values]
+    span = f"{values[0]} to {values[-1]}" if len(values) > 2 else " and ".join(values)
+    whole = _whole(par)
+    if whole and len(values) >= whole:
+        return f"<em>{label}</em> (all {len(values)} values)"
+    of = f" of {whole:,}" if whole else ""
+    return f"<em>{label}</em> ({len(values)}{of} values, {span})"
+
+
+def _note(page: Page, spec: ExportSpec, figure_controls: Iterable[str], dropped: bool) -> str:
+    """What the static copy can do: the controls it keeps, sampled or whole, the fixed
+    ones, and (``dropped``) that the figure's buttons are not in it."""
+    kept = {g.control for g in spec.grids}
+    fixed = [
         escape_text(f"{page.param[name].label} = {_shown(page, name, getattr(page, name))}")
         for name in figure_controls
-        if name != spec.control
+        if name not in kept
     ]
-    fixed = f" The other settings are fixed: {'; '.join(parts)}." if parts else ""
-    label = escape_text(page.param[spec.control].label)
+    moves = "; ".join(_sampled(page, g) for g in spec.grids)
+    rest = f" Fixed here: {'; '.join(fixed)}." if fixed else ""
+    if dropped:
+        rest += " The figure's buttons need the explorer: they are left out here."
     return (
-        f'<p class="export-note">{TITLE}, page “{escape_text(page.title)}”. This file '
-        f"holds {len(spec.values)} precomputed values of <em>{label}</em>.{fixed} "
-        "Every setting is live in the explorer itself.</p>"
+        f'<p class="export-note">{TITLE}, page “{escape_text(page.title)}”. This static '
+        f"copy holds {spec.states:,} precomputed states; it moves {moves}.{rest} "
+        "Every setting is live, over its whole range, in the explorer itself.</p>"
     )
 
 
@@ -234,25 +207,27 @@ _NOTE_CSS = f"""
 """
 
 
-def build_view(spec: ExportSpec) -> tuple[pn.viewable.Viewable, pn.widgets.Widget, Page]:
-    """The exported layout of ``spec``'s figure, its one control and the (fresh) page."""
+def build_view(spec: ExportSpec) -> tuple[pn.viewable.Viewable, list[pn.widgets.Widget], Page]:
+    """The exported layout of ``spec``'s figure, its controls and the (fresh) page."""
     page = PAGES[spec.page]()
     fig = page.figures[spec.figure]
-    if spec.control not in page.control_names():
-        raise ValueError(f"{spec.control!r} is not a control of page {spec.page!r}")
-    control = _control(page, spec)
+    unknown = [g.control for g in spec.grids if g.control not in page.control_names()]
+    if unknown:
+        raise ValueError(f"not controls of page {spec.page!r}: {unknown}")
+    controls = [_control(page, spec, grid) for grid in spec.grids]
     if spec.extras is None:
         extras = tuple(x for x in fig.extras if not _needs_python(x))
     else:
         extras = tuple(fig.extras[i] for i in spec.extras if i < len(fig.extras))
         if any(_needs_python(x) for x in extras):
             raise ValueError(f"{spec.name}: a kept extra has a widget, which needs a server")
+    dropped = any(_needs_python(x) for x in fig.extras if x not in extras)
     fig = replace(fig, extras=extras)
     view = pn.Column(
-        control,
+        *(_labelled(w) for w in controls),
         figure_card(fig),
         pn.pane.HTML(
-            _fixed_settings(page, spec, fig.controls),
+            _note(page, spec, fig.controls, dropped),
             stylesheets=[_NOTE_CSS],
             sizing_mode="stretch_width",
             margin=(0, 12, 8, 12),
@@ -260,7 +235,7 @@ def build_view(spec: ExportSpec) -> tuple[pn.viewable.Viewable, pn.widgets.Widge
         sizing_mode="stretch_width",
         styles={"max-width": "1000px"},
     )
-    return view, control, page
+    return view, controls, page
 
 
 # ------------------------------------------------------------------ exporting
@@ -274,14 +249,14 @@ def export_figure(spec: ExportSpec, outdir: Path, single_file: bool = False) -> 
         # The plain design with the accessibility sheet; the served app's
         # script URL is dropped (the file inlines the script below instead).
         with pn.config.set(design=OfflineNative, js_files={}):
-            view, control, page = build_view(spec)
+            view, controls, page = build_view(spec)
             view.save(
                 buffer,
                 title=f"{page.title} · {spec.figure} — {TITLE}",
                 resources=INLINE,
                 embed=True,
-                embed_states={control: list(spec.values)},
-                max_states=len(spec.values),
+                embed_states={w: list(g.values) for w, g in zip(controls, spec.grids, strict=True)},
+                max_states=spec.states,
                 progress=False,
                 # Defined, so the template writes no favicon/touch-icon links to
                 # the CDN; a data: URL needs no request.
@@ -291,8 +266,8 @@ def export_figure(spec: ExportSpec, outdir: Path, single_file: bool = False) -> 
         page_html = with_page_scripts(page_html)
         if not single_file:
             page_html = share_libraries(page_html, outdir / LIBRARIES)
-        if states != len(spec.values):
-            raise ValueError(f"{states} of {len(spec.values)} states were recorded")
+        if states != spec.states:
+            raise ValueError(f"{states} of {spec.states} states were recorded")
         result.path = outdir / spec.filename
         result.path.write_text(page_html, encoding="utf-8")
         result.size = result.path.stat().st_size
@@ -302,19 +277,6 @@ def export_figure(spec: ExportSpec, outdir: Path, single_file: bool = False) -> 
         traceback.print_exc(file=sys.stderr)
     result.seconds = time.perf_counter() - start
     return result
-
-
-def select_specs(only: Sequence[str] | None = None) -> list[ExportSpec]:
-    """The specs named by ``only`` (``page:figure`` or ``page``), all when empty."""
-    if not only:
-        return list(SPECS)
-    chosen: list[ExportSpec] = []
-    for item in only:
-        matches = [s for s in SPECS if item in (s.name, s.page)]
-        if not matches:
-            raise SystemExit(f"app.export: no figure {item!r} (see --list)")
-        chosen.extend(m for m in matches if m not in chosen)
-    return chosen
 
 
 def _index_html(results: Sequence[ExportResult]) -> str:
@@ -344,10 +306,11 @@ def export(
 
 
 def format_table(results: Sequence[ExportResult]) -> str:
-    rows = [("figure", "states", "size", "time", "status")]
+    rows = [("figure", "moves (values/of the explorer's)", "states", "size", "time", "status")]
     for r in results:
         size = f"{r.size / 2**20:.2f} MB" if r.size else "-"
-        rows.append((r.spec.name, str(r.states or "-"), size, f"{r.seconds:.1f} s", r.status))
+        states = str(r.states or "-")
+        rows.append((r.spec.name, _moves(r.spec), states, size, f"{r.seconds:.1f} s", r.status))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -375,7 +338,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     only = [item.strip() for item in args.only.split(",") if item.strip()]
     if args.list:
         for spec in select_specs(only):
-            print(f"{spec.name:24} {spec.control} ({len(spec.values)} values) -> {spec.filename}")
+            moves = " × ".join(f"{g.control} ({len(g.values)})" for g in spec.grids)
+            print(f"{spec.name:24} {moves} -> {spec.filename}")
         return 0
     if args.outdir is None:
         parser.error("OUTDIR is required")

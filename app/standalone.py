@@ -68,12 +68,21 @@ _EXTERNAL_MODULE = re.compile(r'<script type="module" src="https?://[^"]*"></scr
 _EXTERNAL_REF = re.compile(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.I)
 
 
+def _leaves(state: dict) -> int:
+    """States in Panel's recorded map: one per combination of the widgets' values
+    (a map of maps, one level a widget; Bokeh serialises a map as its entries)."""
+    entries = state.get("entries") if state.get("type") == "map" else list(state.items())
+    if any(key == "content" for key, _ in entries or ()):  # a recorded patch message
+        return 1
+    return sum(_leaves(value) for _, value in entries or () if isinstance(value, dict))
+
+
 def _recorded_states(node: Any) -> int:
     """How many states the embedded ``State`` model of the serialised document holds."""
     if isinstance(node, dict):
         if str(node.get("name", "")).endswith("models.state.State"):
             state = node.get("attributes", {}).get("state", {})
-            return len(state.get("entries", state)) if isinstance(state, dict) else 0
+            return _leaves(state) if isinstance(state, dict) else 0
         node = list(node.values())
     return max(map(_recorded_states, node), default=0) if isinstance(node, list) else 0
 

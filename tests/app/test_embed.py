@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import re
 
@@ -116,9 +117,14 @@ class TestExportSpecs:
         for spec in export.SPECS:
             page = PAGES[spec.page]()
             assert spec.figure in page.figures, spec.name
-            assert spec.control in page.figures[spec.figure].controls, spec.name
-            assert getattr(page, spec.control) in spec.values, spec.name
-            assert len(set(spec.values)) == len(spec.values) >= 2, spec.name
+            for grid in spec.grids:
+                assert grid.control in page.figures[spec.figure].controls, spec.name
+                assert getattr(page, grid.control) in grid.values, spec.name
+                assert len(set(grid.values)) == len(grid.values) >= 2, spec.name
+            # The page takes every combination as it is (no rule moves one to fit another).
+            for values in itertools.product(*(g.values for g in spec.grids)):
+                page.set_state(**dict(zip([g.control for g in spec.grids], values, strict=True)))
+                assert [getattr(page, g.control) for g in spec.grids] == list(values), spec.name
 
     def test_pages_of_the_order_are_covered(self):
         covered = {(s.page, s.figure) for s in export.SPECS}
@@ -128,7 +134,7 @@ class TestExportSpecs:
 
     def test_control_offers_exactly_the_precomputed_values(self):
         spec = next(s for s in export.SPECS if s.name == "sinusoidal:table")
-        view, control, page = export.build_view(spec)
+        view, (control,), page = export.build_view(spec)
         assert isinstance(control, pn.widgets.DiscreteSlider)
         assert control.values == list(range(64)) and control.value == page.t
         assert control.label == page.param.t.label
@@ -140,11 +146,24 @@ class TestExportSpecs:
 
     def test_selector_labels_come_from_the_parameter(self):
         spec = next(s for s in export.SPECS if s.name == "order:permutation")
-        _, control, page = export.build_view(spec)
+        _, (control,), page = export.build_view(spec)
         assert isinstance(control, pn.widgets.RadioButtonGroup)
         assert "RoPE" in control.options and control.options["RoPE"] == "rope"
         control.value = "rope"
         assert page.scheme == "rope"
+
+    def test_a_figure_keeps_several_controls_and_says_which_are_sampled_and_fixed(self):
+        spec = next(s for s in export.SPECS if s.name == "rope:pair")
+        view, (m, n), page = export.build_view(spec)
+        assert [w.label for w in (m, n)] == [page.param.m.label, page.param.n.label]
+        assert spec.states == len(m.values) * len(n.values) >= 49
+        m.value, n.value = 5, 3
+        assert (page.m, page.n) == (5, 3)
+        note = next(p.object for p in view.select(pn.pane.HTML) if "export-note" in str(p.object))
+        assert f"holds {spec.states} precomputed states" in note
+        assert f"({len(m.values)} of 4,097 values, 0 to {m.values[-1]})" in note
+        assert "Fixed here:" in note and "θ" in note  # theta stays at the page's default
+        assert "buttons need the explorer" in note
 
     def test_widgets_that_need_python_are_left_out(self):
         spec = next(s for s in export.SPECS if s.name == "rope:pair")

@@ -25,8 +25,9 @@ from .helpers import (
     wait_for_a11y_scan,
 )
 
-#: One figure per kind of control (slider, buttons, select); CI stays fast.
-ONLY = ("alibi:matrix", "order:permutation", "order:similarity")
+#: One figure per kind of control (slider, buttons, select) and one with two
+#: (a slider and buttons); CI stays fast.
+ONLY = ("alibi:matrix", "order:permutation", "order:similarity", "sinusoidal:similarity")
 SPECS = select_specs(ONLY)
 
 
@@ -101,22 +102,22 @@ def _offline(page) -> dict[str, list[str]]:
     return seen
 
 
-def _move_main_control(page) -> str:
-    """Move the file's one control; return its kind."""
-    if page.locator(".noUi-handle").count():
-        handle = page.locator(".noUi-handle").first
+def _move(page, widget: str, index: int) -> None:
+    """Move the file's ``index``-th control of kind ``widget`` to another precomputed value."""
+    if widget == "slider":
+        handle = page.locator(".noUi-handle").nth(index)
         at_end = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
         handle.focus()
         page.keyboard.press("ArrowLeft" if at_end else "ArrowRight")
-        return "slider"
-    if page.locator("select").count():
-        select = page.locator("select").first
+    elif widget == "select":
+        select = page.locator("select").nth(index)
         current = select.input_value()
         values = select.locator("option").evaluate_all("os => os.map(o => o.value)")
         select.select_option(next(v for v in values if v != current))
-        return "select"
-    page.locator("button.bk-btn:not(.bk-active)").first.click()
-    return "buttons"
+    else:
+        page.locator(".bk-btn-group").nth(index).locator(
+            "button.bk-btn:not(.bk-active)"
+        ).first.click()
 
 
 def _changed(locator, before: bytes, timeout: float = 5.0) -> bool:
@@ -136,19 +137,25 @@ def test_exported_figure_works_offline(page, exported, spec):
 def _works_offline(page, path: Path, spec) -> None:
     seen = _offline(page)
     open_page(page, path.as_uri())
-    # One control only, and the figure's card.
     card = page.locator(".bk-panel-models-layout-Card").first
-    before = card.screenshot()
-    kind = _move_main_control(page)
-    assert kind == {"slider": "slider", "buttons": "buttons", "select": "select"}[spec.widget]
-    assert _changed(card, before), f"{spec.name}: moving the {kind} did not change the figure"
-    if kind == "slider":  # the last precomputed state exists too
-        page.keyboard.press("End")
-        after = card.screenshot()
-        page.keyboard.press("Home")
-        assert _changed(card, after)
+    kinds = [g.widget for g in spec.grids]
+    counts = {k: page.locator(_KIND[k]).count() for k in set(kinds)}
+    assert counts == {k: kinds.count(k) for k in set(kinds)}, f"{spec.name}: controls {counts}"
+    for i, grid in enumerate(spec.grids):  # every control, each of its kind in order
+        before = card.screenshot()
+        _move(page, grid.widget, kinds[:i].count(grid.widget))
+        assert _changed(card, before), f"{spec.name}: moving {grid.control} did not change it"
+        if grid.widget == "slider":  # the last precomputed state exists too
+            page.keyboard.press("End")
+            after = card.screenshot()
+            page.keyboard.press("Home")
+            assert _changed(card, after), f"{spec.name}: {grid.control}'s ends"
     assert seen["network"] == [], f"requests left the file: {seen['network']}"
     assert seen["errors"] == []
+
+
+#: Where each kind of control is found in a file.
+_KIND = {"slider": ".noUi-handle", "select": "select", "buttons": ".bk-btn-group"}
 
 
 def test_exported_figure_is_accessible(page, exported):
