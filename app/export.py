@@ -142,6 +142,21 @@ def _labelled(widget: pn.widgets.Widget) -> pn.viewable.Viewable:
     return pn.Column(label, widget, sizing_mode="stretch_width", margin=0)
 
 
+def _actions(spec: ExportSpec, controls: list[pn.widgets.Widget]) -> list[pn.Row]:
+    """``spec``'s buttons, done in the browser by moving the first two sliders."""
+    if not spec.actions:
+        return []
+    sliders = [w._composite[1] for w in controls[:2]]  # the index slider of each
+    if len(sliders) != 2 or not all(isinstance(w, pn.widgets.DiscreteSlider) for w in controls[:2]):
+        raise ValueError(f"{spec.name}: its buttons need two sliders")
+    buttons = []
+    for label, code in spec.actions:
+        button = pn.widgets.Button(label=label, margin=(4, 12))
+        button.js_on_click(args={"a": sliders[0], "b": sliders[1]}, code=code)
+        buttons.append(button)
+    return [pn.Row(*buttons, margin=(0, 0, 4, 0))]
+
+
 def _needs_python(obj: Any) -> bool:
     """True for a view with a widget in it (a button, a download): dead without a server."""
     return bool(pn.panel(obj).select(pn.widgets.Widget))
@@ -193,7 +208,9 @@ def _note(page: Page, spec: ExportSpec, figure_controls: Iterable[str], dropped:
     ]
     moves = "; ".join(_sampled(page, g) for g in spec.grids)
     rest = f" Fixed here: {'; '.join(fixed)}." if fixed else ""
-    if dropped:
+    if spec.actions:
+        rest += " Its buttons move the controls above, among the precomputed values."
+    elif dropped:
         rest += " The figure's buttons need the explorer: they are left out here."
     return (
         f'<p class="export-note">{TITLE}, page “{escape_text(page.title)}”. This static '
@@ -225,6 +242,7 @@ def build_view(spec: ExportSpec) -> tuple[pn.viewable.Viewable, list[pn.widgets.
     fig = replace(fig, extras=extras)
     view = pn.Column(
         *(_labelled(w) for w in controls),
+        *_actions(spec, controls),
         figure_card(fig),
         pn.pane.HTML(
             _note(page, spec, fig.controls, dropped),

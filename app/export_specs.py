@@ -45,6 +45,10 @@ class ExportSpec:
     #: Which of the figure's ``extras`` to keep, by position; by default every
     #: one without a widget in it (a button or a download needs a server).
     extras: tuple[int, ...] | None = None
+    #: Buttons done in the browser among the precomputed states: (label,
+    #: JavaScript) with ``a`` and ``b`` the first two controls' sliders (their
+    #: ``value`` is the index of the value shown, ``end`` the last index).
+    actions: tuple[tuple[str, str], ...] = ()
 
     @property
     def name(self) -> str:
@@ -101,6 +105,13 @@ def _specs(
     return [ExportSpec(page, figure, (main, *also), **kw) for figure in figures.split()]
 
 
+#: R1's buttons, on the grid of m and n (the same values: an index is a position).
+_SHIFT_BOTH = (
+    "Shift both by +1",
+    "if (a.value < a.end && b.value < b.end) { a.value += 1; b.value += 1; }",
+)
+_SWAP = ("Swap m and n", "const m = a.value; a.value = b.value; b.value = m;")
+
 #: Served lengths of Compare's choices from its default trained length on.
 _PAST_4096 = tuple(v for v in PAGES["compare"].param["target_len"].objects if v >= 4096)
 
@@ -121,7 +132,15 @@ SPECS: tuple[ExportSpec, ...] = (
         "sinusoidal", "similarity", "t", _span(0, 62, 2), also=(Grid("d", (16, 64), "buttons"),)
     ),
     # RoPE. R1: the query's and the key's positions (only their offset moves the score).
-    *_specs("rope", "pair", "m", _span(0, 7), also=(Grid("n", _span(0, 7)),), extras=(3,)),
+    *_specs(
+        "rope",
+        "pair",
+        "m",
+        _span(0, 7),
+        also=(Grid("n", _span(0, 7)),),
+        extras=(3,),
+        actions=(_SHIFT_BOTH, _SWAP),
+    ),
     *_specs("rope", "distance decay", "base"),
     *_specs("rope", "angles wavelengths", "pair", _span(0, 31)),
     *_specs("rope", "layouts mismatch", "layout", widget="buttons"),

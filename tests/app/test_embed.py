@@ -163,12 +163,16 @@ class TestExportSpecs:
         assert f"holds {spec.states} precomputed states" in note
         assert f"({len(m.values)} of 4,097 values, 0 to {m.values[-1]})" in note
         assert "Fixed here:" in note and "θ" in note  # theta stays at the page's default
-        assert "buttons need the explorer" in note
+        assert "Its buttons move the controls above" in note
+        labels = [b.label for b in view.select(pn.widgets.Button)]
+        assert labels == ["Shift both by +1", "Swap m and n"]  # done in the browser
 
     def test_widgets_that_need_python_are_left_out(self):
         spec = next(s for s in export.SPECS if s.name == "rope:pair")
         view, _, page = export.build_view(spec)
-        assert view.select(pn.widgets.Button) == []
+        kept = view.select(pn.widgets.Button)
+        assert kept and all(b.label in dict(spec.actions) for b in kept)  # only the browser's
+        assert all(not b.param.clicks.watchers for b in kept)  # no Python behind them
         # R1 keeps its identity with today's numbers, not the log of its buttons.
         assert page.figures["pair"].extras[-1] in view.select(pn.pane.LaTeX)
         assert not any("log" in str(p.object).lower() for p in view.select(pn.pane.HTML))

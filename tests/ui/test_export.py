@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from app.export import LIBRARIES, MAX_BYTES, MAX_SINGLE_FILE_BYTES, select_specs
 
@@ -25,9 +26,15 @@ from .helpers import (
     wait_for_a11y_scan,
 )
 
-#: One figure per kind of control (slider, buttons, select) and one with two
-#: (a slider and buttons); CI stays fast.
-ONLY = ("alibi:matrix", "order:permutation", "order:similarity", "sinusoidal:similarity")
+#: One figure per kind of control (slider, buttons, select), one with a slider
+#: and buttons, and R1 (two sliders and buttons done in the browser).
+ONLY = (
+    "alibi:matrix",
+    "order:permutation",
+    "order:similarity",
+    "sinusoidal:similarity",
+    "rope:pair",
+)
 SPECS = select_specs(ONLY)
 
 
@@ -189,4 +196,19 @@ def test_a_static_figure_gives_its_frame_its_height(page, exported):
     frame = page.locator("#f").evaluate("f => f.getBoundingClientRect().height")
     bottom = content.evaluate("e => Math.ceil(e.getBoundingClientRect().bottom)")
     assert abs(frame - bottom) <= 16, (frame, bottom)
+    assert seen["network"] == [] and seen["errors"] == []
+
+
+def test_r1s_buttons_work_in_the_static_copy(page, exported):
+    """Shift both by +1 keeps the offset, Swap flips it; the sliders follow."""
+    seen = _offline(page)
+    open_page(page, (exported / select_specs(["rope:pair"])[0].filename).as_uri())
+    readout = page.get_by_text("query at m =").first
+    assert readout.inner_text().startswith("query at m = 2, key at n = 1: offset n − m = −1")
+    page.get_by_role("button", name="Shift both by +1").click()
+    expect(readout).to_contain_text("query at m = 3, key at n = 2: offset n − m = −1")
+    page.get_by_role("button", name="Swap m and n").click()
+    expect(readout).to_contain_text("query at m = 2, key at n = 3: offset n − m = 1")
+    handles = page.locator(".noUi-handle")
+    assert [handles.nth(i).get_attribute("aria-valuenow") for i in range(2)] == ["2.0", "3.0"]
     assert seen["network"] == [] and seen["errors"] == []
