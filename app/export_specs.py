@@ -112,6 +112,8 @@ _SHIFT_BOTH = (
 )
 _SWAP = ("Swap m and n", "const m = a.value; a.value = b.value; b.value = m;")
 
+_MODE = Grid("mode", _options("relative", "mode"), "buttons")
+
 #: Served lengths of Compare's choices from its default trained length on.
 _PAST_4096 = tuple(v for v in PAGES["compare"].param["target_len"].objects if v >= 4096)
 
@@ -124,7 +126,13 @@ _ORDER_B = ("man bites dog", "dog man bites", "bites dog man", "dog bites man", 
 SPECS: tuple[ExportSpec, ...] = (
     # Order: the two sentences go through one attention head.
     *_specs("order", "inputs similarity", "b", _ORDER_B, widget="select"),
-    *_specs("order", "permutation", "scheme", widget="buttons"),
+    *_specs(
+        "order",
+        "permutation",
+        "scheme",
+        widget="buttons",
+        also=(Grid("b", _ORDER_B, "select"),),
+    ),
     # Sinusoidal: position t over n = 64 rows (S3 at two widths of the code: a
     # second d in S1 or S2 would resend their tables, 0.9 and 2.3 MB).
     *_specs("sinusoidal", "table clock learned", "t", _span(0, 63)),
@@ -154,7 +162,7 @@ SPECS: tuple[ExportSpec, ...] = (
     *_specs("alibi", "decay", "head", _span(1, 8)),
     # Relative biases.
     *_specs("relative", "buckets", "num_buckets", (4, 8, 16, 32, 64, 128)),
-    *_specs("relative", "bias", "head", _span(1, 12)),
+    *_specs("relative", "bias", "head", _span(1, 12), also=(_MODE,)),
     *_specs("relative", "shaw", "clip_k", (0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)),
     *_specs("relative", "nope", "nope_len", (2, 4, 8, 16, 32, 64, 128, 256, 512)),
     # Compare: the served length L′ from the trained length L = 4,096 up (the page

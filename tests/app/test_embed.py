@@ -146,7 +146,7 @@ class TestExportSpecs:
 
     def test_selector_labels_come_from_the_parameter(self):
         spec = next(s for s in export.SPECS if s.name == "order:permutation")
-        _, (control,), page = export.build_view(spec)
+        _, (control, _), page = export.build_view(spec)
         assert isinstance(control, pn.widgets.RadioButtonGroup)
         assert "RoPE" in control.options and control.options["RoPE"] == "rope"
         control.value = "rope"
