@@ -12,6 +12,7 @@ One module per scheme; nothing here imports panel, holoviews, bokeh or param.
 * :mod:`~positional_core.alibi` — ALiBi slopes and biases.
 * :mod:`~positional_core.relative` — T5 relative buckets, Shaw's clipping, NoPE.
 * :mod:`~positional_core.attention` — a tiny attention head for the order demo.
+* :mod:`~positional_core.terms` — the four terms of a score, absolute and Transformer-XL.
 
 Every public function validates its arguments and raises ``ValueError`` with a
 message naming the argument and the allowed range; the size limits live in
@@ -115,6 +116,12 @@ from .stretch import (
     reference_frequencies,
     stretch_schedule,
 )
+from .terms import (
+    absolute_score_terms,
+    seeded_head,
+    toeplitz_deviation,
+    transformer_xl_score_terms,
+)
 
 __all__ = [
     "ALIBI_FORMS",
@@ -136,6 +143,7 @@ __all__ = [
     "StretchSchedule",
     "StretchSettings",
     "T5BucketRegions",
+    "absolute_score_terms",
     "alibi_bias",
     "alibi_bias_row",
     "alibi_half_lives",
@@ -178,6 +186,7 @@ __all__ = [
     "rotation_angles",
     "rotation_matrix",
     "scaled_dot_product_attention",
+    "seeded_head",
     "shaw_clipped_distance",
     "shaw_relative_index",
     "shift_matrix",
@@ -191,8 +200,10 @@ __all__ = [
     "t5_new_buckets",
     "t5_random_bucket_biases",
     "t5_relative_bucket",
+    "toeplitz_deviation",
     "trained_max_angle",
     "trained_turns",
+    "transformer_xl_score_terms",
     "wavelengths",
     "word_vector",
 ]
