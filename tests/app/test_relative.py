@@ -20,6 +20,7 @@ from app.pages.relative import (
     t5_preset_values,
 )
 from app.pages.relative.matrix import MASKED
+from app.pages.relative.terms import TERMS_D, TERMS_SEED, TERMS_TOKEN, Terms, changing_terms
 from app.respond import one_update
 from app.urlstate import page_query
 from positional_core.attention import order_similarity
@@ -33,6 +34,7 @@ from positional_core.relative import (
     t5_random_bucket_biases,
     t5_relative_bucket,
 )
+from positional_core.terms import absolute_score_terms, seeded_head
 
 from .drawn import record_events, rendered
 
@@ -419,3 +421,19 @@ def test_square_figures_shrink_with_the_sequence_and_keep_their_own_axes(page):
             assert (fig.x_range.start, fig.x_range.end) == (-0.5, n - 0.5)
             # Queries run down the page (invert_yaxis).
             assert (fig.y_range.start, fig.y_range.end) == (n - 0.5, -0.5)
+
+
+def test_t4s_question_is_answered_by_the_core_and_its_readout_shows_both_forms():
+    page = RelativePage()
+    page.set_state(terms_len=24)
+    answer = Terms().answer(page)
+    assert changing_terms("absolute", 24) == [
+        "content·position",
+        "position·content",
+        "position·position",
+    ]
+    assert answer.startswith("<b>3</b>: content·position") and "0 of the four" in answer
+    readout = Terms().readout(page)
+    assert "each 24 × 24 matrix" in readout and "(d) global offset bias v" in readout
+    deviations = absolute_score_terms(seeded_head(TERMS_D, seed=TERMS_SEED), 24, TERMS_TOKEN)
+    assert f"{deviations.deviations()[3]:.3f}" in readout

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from playwright.sync_api import Page, expect
 
 from app.pages.relative import BIAS_SEED
 from positional_core.relative import t5_bias_matrix, t5_random_bucket_biases
+from positional_core.terms import toeplitz_deviation
 
 from .helpers import SET_SLIDER_JS, figure_data_events, record_frames
 
@@ -162,4 +165,58 @@ def test_a_decoder_head_is_masked_in_the_browser(server, page: Page, errors):
         [np.nan if c is None else c for c in page.evaluate(_BIAS_CELLS)["cells"]], dtype=float
     )
     np.testing.assert_allclose(cells.reshape(16, 16), expected, rtol=1e-6)
+    assert errors == []
+
+
+# T4's mosaic as the browser has it: the four terms' raw values (the hover column).
+_TERMS = """
+() => {
+  for (const doc of Bokeh.documents) {
+    for (const m of doc.all_models) {
+      const d = m.data_source && m.data_source.data;
+      if (m.glyph && m.glyph.constructor.__name__ === 'Image' && d.value) {
+        return {size: d.dw[0], values: Array.from(d.value[0])};
+      }
+    }
+  }
+  return null;
+}
+"""
+
+
+def _quadrant(values: list, size: int, n: int, index: int) -> np.ndarray:
+    """Term ``index`` (0–3) of the mosaic the browser holds, as an n × n matrix."""
+    mosaic = np.asarray(values, dtype=float).reshape(size, size)
+    step = size - n
+    row, col = divmod(index, 2)
+    return mosaic[row * step : row * step + n, col * step : col * step + n]
+
+
+def _deviations(drawn: dict, n: int) -> list[float]:
+    """Each drawn term's largest change along a diagonal (the core's measure)."""
+    return [toeplitz_deviation(_quadrant(drawn["values"], drawn["size"], n, i)) for i in range(4)]
+
+
+def test_the_four_terms_switch_form_and_length_and_the_browser_shows_the_cores_numbers(
+    server, page: Page, errors
+):
+    page.goto(f"{server['url']}?page=relative&figure=terms&embed=1")
+    expect(page.get_by_text("T4 · Why relative: the four terms of a score")).to_be_visible(
+        timeout=30_000
+    )
+    page.wait_for_function(f"({_TERMS})() !== null", timeout=30_000)
+    absolute = _deviations(page.evaluate(_TERMS), 16)
+    assert absolute[0] < 1e-6 and min(absolute[1:]) > 1e-2  # three depend on where the pair is
+
+    page.get_by_role("button", name="Transformer-XL").click()
+    expect(page.get_by_text("(d) global offset bias v").first).to_be_visible(timeout=10_000)
+    expect(page).to_have_url(re.compile(r"terms_form=transformer_xl"), timeout=5_000)
+    relative = _deviations(page.evaluate(_TERMS), 16)
+    assert max(relative) < 1e-5  # float32 on the wire: the offset alone
+
+    handle = _slider_handle(page, "Positions (T4)")
+    handle.focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.get_by_text("each 17 × 17 matrix")).to_be_visible(timeout=10_000)
+    assert page.evaluate(_TERMS)["size"] == 17 + 17 + max(2, 17 // 4)
     assert errors == []

@@ -1,4 +1,4 @@
-"""The Relative page: its controls, the rules between them, and its layout (T1–T3)."""
+"""The Relative page: its controls, the rules between them, and its layout (T1–T4)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,13 @@ from .matrix import BiasMatrix
 from .nope import Nope
 from .shared import MODE_LABELS, T5_PRESETS, t5_preset_values
 from .shaw import Shaw
+from .terms import Terms
 
 __all__ = ["RelativePage"]
 
 
 class RelativePage(Page):
-    """T5 relative buckets, Shaw et al.'s clipping, and NoPE."""
+    """T5 relative buckets, Shaw et al.'s clipping, NoPE, and why relative (four terms)."""
 
     slug: ClassVar[str] = "relative"
     title: ClassVar[str] = "Relative"
@@ -36,6 +37,7 @@ class RelativePage(Page):
         "bias": BiasMatrix,
         "shaw": Shaw,
         "nope": Nope,
+        "terms": Terms,
     }
 
     num_buckets = param.Integer(
@@ -97,6 +99,18 @@ class RelativePage(Page):
         label="Sequence length (T2)",
         doc="Queries and keys in Shaw's index matrix of T2.",
     )
+    terms_form = param.Selector(
+        default="absolute",
+        objects={"codes added to the input": "absolute", "Transformer-XL": "transformer_xl"},
+        label="Score form (T4)",
+        doc="Absolute sinusoidal codes added to the input, or Transformer-XL's relative form.",
+    )
+    terms_len = param.Integer(
+        default=16,
+        bounds=(4, 64),
+        label="Positions (T4)",
+        doc="Queries and keys in each of T4's four matrices.",
+    )
     nope_len = param.Integer(
         default=16,
         bounds=(2, 512),
@@ -107,6 +121,12 @@ class RelativePage(Page):
     # Bounded numbers get Panel's sliders without being named here.
     widget_specs: ClassVar[dict[str, dict[str, Any]]] = {
         "mode": {"type": pn.widgets.RadioButtonGroup, "color": "primary", "variant": "outline"},
+        "terms_form": {
+            "type": pn.widgets.RadioButtonGroup,
+            "color": "primary",
+            "variant": "outline",
+        },
+        "terms_len": {"throttled": True},
         "offset_range": {"throttled": True},
         "bias_len": {"throttled": True},
         "shaw_len": {"throttled": True},
