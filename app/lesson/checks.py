@@ -17,6 +17,7 @@ import numpy as np
 from positional_core import (
     LearnedPositionTable,
     PositionOutOfRangeError,
+    absolute_score_terms,
     alibi_bias,
     alibi_bias_row,
     apply_rope,
@@ -24,6 +25,7 @@ from positional_core import (
     out_of_band,
     rope_frequencies,
     rope_score_terms,
+    seeded_head,
     sinusoidal_code,
     sinusoidal_encoding,
     softmax,
@@ -189,6 +191,18 @@ def t5_far(choices: Sequence[str]) -> Grade:
     )
 
 
+def four_terms(choices: Sequence[str]) -> Grade:
+    terms = absolute_score_terms(seeded_head(32), 16)
+    scale = max(float(np.abs(t).max()) for t in terms.terms)
+    pairs = zip(terms.names, terms.deviations(), strict=True)
+    changing = [name for name, deviation in pairs if deviation > 1e-9 * scale]
+    return Grade(
+        _nearest(choices, len(changing)),
+        f"{len(changing)}: {', '.join(changing)} change along a diagonal (with the same word "
+        "everywhere, content·content is one number). Transformer-XL's four terms do not.",
+    )
+
+
 def no_code(choices: Sequence[str]) -> Grade:
     works = {
         "Learned absolute": _has_code(lambda: LearnedPositionTable(2048, 64).lookup(5000)),
@@ -226,6 +240,7 @@ GRADERS: dict[str, Callable[[Sequence[str]], Grade]] = {
         rope_distance,
         band_count,
         alibi_forms,
+        four_terms,
         t5_far,
         no_code,
     )

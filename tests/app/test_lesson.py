@@ -26,6 +26,7 @@ ORDER = [
     ("rope", "distance"),
     ("extension", "schedule"),
     ("alibi", "weights"),
+    ("relative", "terms"),  # why relative: the four terms of a score
     ("relative", "buckets"),
     ("compare", "learned"),
 ]

@@ -14,6 +14,7 @@ import time
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from app.lesson import STEPS
 from benchmarks._browser import served
 
 from .helpers import PageWatch, open_page
@@ -77,8 +78,8 @@ def test_two_students_follow_the_teacher_and_a_forged_link_moves_nobody(apps, br
     for step in (2, 3, 4):
         time.sleep(DWELL_S)
         teacher.get_by_role("button", name="Next →").click()
-        expect(teacher.get_by_text(f"Step {step} of 11")).to_be_visible(timeout=5_000)
-        waits.append(_follows(students, f"Step {step} of 11"))
+        expect(teacher.get_by_text(f"Step {step} of {len(STEPS)}")).to_be_visible(timeout=5_000)
+        waits.append(_follows(students, f"Step {step} of {len(STEPS)}"))
     # Two values of the step's own control (S3's position t, from 40), by its keys.
     handle = teacher.get_by_role("slider", name=re.compile("Position t")).first
     for t in (41, 42):
@@ -98,18 +99,18 @@ def test_two_students_follow_the_teacher_and_a_forged_link_moves_nobody(apps, br
     expect(impostor.get_by_text("This teacher link is not valid")).to_be_visible()
     impostor.get_by_role("button", name="Explore on my own").click()
     impostor.get_by_role("button", name="Next →").click()
-    expect(impostor.get_by_text("Step 5 of 11")).to_be_visible(timeout=5_000)
+    expect(impostor.get_by_text(f"Step 5 of {len(STEPS)}")).to_be_visible(timeout=5_000)
     time.sleep(FOLLOW_S)
-    assert _progress(teacher) == "Step 4 of 11"
-    assert all(_progress(s) == "Step 4 of 11" for s in students)
+    assert _progress(teacher) == f"Step 4 of {len(STEPS)}"
+    assert all(_progress(s) == f"Step 4 of {len(STEPS)}" for s in students)
 
     # A student who explores stays put, and catches up on "Rejoin".
     explorer = students[0]
     explorer.get_by_role("button", name="Explore on my own").click()
     time.sleep(DWELL_S)
     teacher.get_by_role("button", name="Next →").click()
-    _follows(students[1:], "Step 5 of 11")
-    assert _progress(explorer) == "Step 4 of 11"
+    _follows(students[1:], f"Step 5 of {len(STEPS)}")
+    assert _progress(explorer) == f"Step 4 of {len(STEPS)}"
     explorer.get_by_role("button", name="Rejoin").click()
-    expect(explorer.get_by_text("Step 5 of 11")).to_be_visible(timeout=5_000)
+    expect(explorer.get_by_text(f"Step 5 of {len(STEPS)}")).to_be_visible(timeout=5_000)
     assert not watch.errors

@@ -18,7 +18,7 @@ from .helpers import PageWatch, deep_js, open_page
 def test_a_student_answers_moves_on_with_the_keys_and_the_address_follows(server, page: Page):
     watch = PageWatch().attach(page)
     open_page(page, f"{server['url']}?page=lesson&step=6")
-    expect(page.get_by_text("Step 6 of 11")).to_be_visible()
+    expect(page.get_by_text(f"Step 6 of {len(STEPS)}")).to_be_visible()
     page.get_by_role("button", name="0.878", exact=True).click()
     expect(page.get_by_text("the answer is 0.479")).to_be_visible(timeout=5_000)
     page.get_by_role("button", name="0.479", exact=True).click()
@@ -26,12 +26,12 @@ def test_a_student_answers_moves_on_with_the_keys_and_the_address_follows(server
 
     page.mouse.click(640, 30)  # the header: the focus is on no control
     page.keyboard.press("ArrowRight")
-    expect(page.get_by_text("Step 7 of 11")).to_be_visible(timeout=10_000)
+    expect(page.get_by_text(f"Step 7 of {len(STEPS)}")).to_be_visible(timeout=10_000)
     expect(page).to_have_url(re.compile(r"page=lesson&step=7&start=1000&d=64$"), timeout=5_000)
     page.keyboard.press("ArrowLeft")
-    expect(page.get_by_text("Step 6 of 11")).to_be_visible(timeout=10_000)
+    expect(page.get_by_text(f"Step 6 of {len(STEPS)}")).to_be_visible(timeout=10_000)
     page.get_by_role("button", name="Next →").click()
-    expect(page.get_by_text("Step 7 of 11")).to_be_visible(timeout=10_000)
+    expect(page.get_by_text(f"Step 7 of {len(STEPS)}")).to_be_visible(timeout=10_000)
     assert not watch.errors and not watch.external
 
 
@@ -41,7 +41,7 @@ def test_arrow_keys_on_a_slider_move_the_slider_not_the_lesson(server, page: Pag
     handle.focus()
     page.keyboard.press("ArrowRight")
     expect(page).to_have_url(re.compile(r"step=3&t=11&"), timeout=5_000)
-    expect(page.get_by_text("Step 3 of 11")).to_be_visible()
+    expect(page.get_by_text(f"Step 3 of {len(STEPS)}")).to_be_visible()
 
 
 def test_a_slider_moved_right_after_next_reaches_the_figure_and_the_address(server, page: Page):
@@ -50,9 +50,9 @@ def test_a_slider_moved_right_after_next_reaches_the_figure_and_the_address(serv
     the hidden step's slider of the same name is left alone."""
     open_page(page, f"{server['url']}?page=lesson&step=4")
     page.get_by_role("button", name="← Previous").click()
-    expect(page.get_by_text("Step 3 of 11")).to_be_visible(timeout=10_000)
+    expect(page.get_by_text(f"Step 3 of {len(STEPS)}")).to_be_visible(timeout=10_000)
     page.get_by_role("button", name="Next →").click()
-    expect(page.get_by_text("Step 4 of 11")).to_be_visible(timeout=10_000)
+    expect(page.get_by_text(f"Step 4 of {len(STEPS)}")).to_be_visible(timeout=10_000)
     page.get_by_role("slider", name=re.compile("Position t")).last.focus()
     page.keyboard.press("ArrowRight")
     expect(page).to_have_url(re.compile(r"step=4&t=41&d=64$"), timeout=5_000)
