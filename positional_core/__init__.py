@@ -13,6 +13,7 @@ One module per scheme; nothing here imports panel, holoviews, bokeh or param.
 * :mod:`~positional_core.relative` — T5 relative buckets, Shaw's clipping, NoPE.
 * :mod:`~positional_core.attention` — a tiny attention head for the order demo.
 * :mod:`~positional_core.terms` — the four terms of a score, absolute and Transformer-XL.
+* :mod:`~positional_core.mistakes` — classic RoPE mistakes, each measured.
 
 Every public function validates its arguments and raises ``ValueError`` with a
 message naming the argument and the allowed range; the size limits live in
@@ -67,6 +68,7 @@ from .learned import (
     learned_parameter_count,
     missing_positions,
 )
+from .mistakes import shift_changes, width_mistake
 from .presets import MODEL_CONFIG_NAMES, model_config
 from .relative import (
     T5BucketRegions,
@@ -189,6 +191,7 @@ __all__ = [
     "seeded_head",
     "shaw_clipped_distance",
     "shaw_relative_index",
+    "shift_changes",
     "shift_matrix",
     "sinusoidal_code",
     "sinusoidal_encoding",
@@ -205,5 +208,6 @@ __all__ = [
     "trained_turns",
     "transformer_xl_score_terms",
     "wavelengths",
+    "width_mistake",
     "word_vector",
 ]
