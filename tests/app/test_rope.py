@@ -762,7 +762,7 @@ def test_figure_numbers_are_unique_and_in_reading_order(slug):
     assert sorted({k[0] for k in keys}) == list(range(1, keys[-1][0] + 1)), titles  # no gap
 
 
-def test_rope_figures_are_r1_to_r7_in_reading_order(page):
+def test_rope_figures_are_r1_to_r8_in_reading_order(page):
     numbers = {name: figure.title.split(" · ")[0] for name, figure in page.figures.items()}
     assert numbers == {
         "pair": "R1",
@@ -772,8 +772,9 @@ def test_rope_figures_are_r1_to_r7_in_reading_order(page):
         "wavelengths": "R5",
         "layouts": "R6",
         "mismatch": "R7",
+        "mistakes": "R8",
     }
-    assert list(numbers.values()) == [f"R{i}" for i in range(1, 8)]
+    assert list(numbers.values()) == [f"R{i}" for i in range(1, 9)]
 
 
 def _figures_named(text: str) -> set[int]:
@@ -811,3 +812,12 @@ def test_every_text_drawn_in_the_figures_is_at_least_12px(page, d):
     root, _doc = rendered(page)
     sizes = fixed_font_sizes(root)
     assert len(sizes) >= 4 and min(sizes) >= 12
+
+
+def test_r8s_question_is_answered_by_the_core():
+    from app.pages.rope.mistakes import LLAMA2, LONGER, Mistakes
+    from positional_core.mistakes import width_mistake
+
+    right, wrong = width_mistake(**LLAMA2, target_len=LONGER).wavelengths
+    answer = Mistakes().answer(RopePage())
+    assert f"About <b>{wrong[-1]:,.1f}</b> instead of {right[-1]:,.0f}" in answer

@@ -210,3 +210,12 @@ def test_every_text_in_the_figures_is_at_least_12px(server, page: Page, errors):
     small = [(kind, px) for kind, px in sizes if px < 12 - 1e-6]
     assert small == []
     assert errors == []
+
+
+def test_r8_measures_both_mistakes(server, page):
+    page.goto(f"{server['url']}?page=rope&figure=mistakes&embed=1")
+    expect(page.get_by_text("R8 · Classic mistakes, measured")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("with the values rotated too")).to_be_visible(timeout=10_000)
+    page.get_by_role("button", name="θ from the model width").click()
+    expect(page.get_by_text("computed from D only 8.3")).to_be_visible(timeout=10_000)
+    expect(page).to_have_url(re.compile(r"mistake=width"), timeout=5_000)

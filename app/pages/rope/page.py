@@ -16,6 +16,7 @@ from .angles import Angles
 from .curves import Distance, Mismatch
 from .decay import Decay
 from .layouts import Layouts
+from .mistakes import Mistakes
 from .pair import CONTROLS, Pair
 from .wavelengths import Wavelengths
 
@@ -47,6 +48,7 @@ class RopePage(Page):
         "wavelengths": Wavelengths,
         "layouts": Layouts,
         "mismatch": Mismatch,
+        "mistakes": Mistakes,
     }
 
     # ---------------------------------------------------------- R1: one pair
@@ -124,6 +126,12 @@ class RopePage(Page):
         doc="Which dimensions turn together (R2, R6, R7): interleaved (2i, 2i+1) as in the "
         "RoPE paper, or half-split (i, i + d/2) as in GPT-NeoX and Hugging Face Llama.",
     )
+    mistake = param.Selector(
+        default="values",
+        objects={"RoPE on the values": "values", "θ from the model width": "width"},
+        label="Mistake (R8)",
+        doc="Which classic mistake R8 measures.",
+    )
     seed = param.Integer(
         default=0,
         bounds=(0, 99_999),
@@ -168,6 +176,7 @@ class RopePage(Page):
         "d": {"throttled": True},
         "base": {"type": pn.widgets.DiscreteSlider},
         "layout": {"type": pn.widgets.RadioButtonGroup, "color": "primary", "variant": "outline"},
+        "mistake": {"type": pn.widgets.RadioButtonGroup, "color": "primary", "variant": "outline"},
         "seed": {"type": pn.widgets.IntInput},
         "start": {"type": pn.widgets.IntInput},
         "max_distance": {"throttled": True},
@@ -184,13 +193,15 @@ class RopePage(Page):
 
     # ---------------------------------------------------------------- layout
     def control_items(self) -> list[Any]:
-        """Two groups: the pair of R1, then the head of R2–R7."""
-        head = [n for n in self.control_names() if n not in CONTROLS]
+        """Three groups: the pair of R1, the head of R2–R7, the mistake of R8."""
+        head = [n for n in self.control_names() if n not in (*CONTROLS, "mistake")]
         return [
             pn.pane.Markdown("**One pair (R1)**", margin=(0, 10)),
             self.param_group(CONTROLS),
             pn.pane.Markdown("**A whole head (R2–R7)**", margin=(10, 10, 0, 10)),
             self.param_group(head),
+            pn.pane.Markdown("**Classic mistakes (R8)**", margin=(10, 10, 0, 10)),
+            self.param_group(["mistake"]),
         ]
 
     def _arrange(self, cards: list[pn.viewable.Viewable]) -> pn.viewable.Viewable:
