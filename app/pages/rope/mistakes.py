@@ -56,7 +56,7 @@ class Mistakes(Chart):
         "The third classic, the interleaved / half-split mix-up, is R7."
     )
     formula = (
-        r"$$\theta_i = b^{-2i/d_k}\ \ (\text{not } b^{-2i/D}),\qquad"
+        r"$$\theta_i = b^{-2i/d_k}\ \ (\text{not } b^{-2i/D}),\qquad "
         r"o_m = \sum_n \mathrm{softmax}_n\!\big((R_m q_m)\cdot(R_n k_n)\big)\, v_n"
         r"\ \ (\text{not } R_n v_n)$$"
     )
