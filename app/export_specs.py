@@ -152,6 +152,7 @@ SPECS: tuple[ExportSpec, ...] = (
     *_specs("rope", "distance decay", "base"),
     *_specs("rope", "angles wavelengths", "pair", _span(0, 31)),
     *_specs("rope", "layouts mismatch", "layout", widget="buttons"),
+    *_specs("rope", "mistakes", "mistake", widget="buttons"),
     # Context extension (d = 128: 64 pairs).
     *_specs("extension", "schedule", "method", widget="buttons"),
     *_specs("extension", "band", "pair", _span(0, 63)),
@@ -165,6 +166,7 @@ SPECS: tuple[ExportSpec, ...] = (
     *_specs("relative", "bias", "head", _span(1, 12), also=(_MODE,)),
     *_specs("relative", "shaw", "clip_k", (0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)),
     *_specs("relative", "nope", "nope_len", (2, 4, 8, 16, 32, 64, 128, 256, 512)),
+    *_specs("relative", "terms", "terms_form", widget="buttons"),
     # Compare: the served length L′ from the trained length L = 4,096 up (the page
     # keeps L′ ≥ L: a shorter one would be drawn at L under a widget saying otherwise).
     *_specs("compare", "learned sinusoidal rope alibi", "target_len", _PAST_4096),
