@@ -14,6 +14,7 @@ One module per scheme; nothing here imports panel, holoviews, bokeh or param.
 * :mod:`~positional_core.attention` — a tiny attention head for the order demo.
 * :mod:`~positional_core.terms` — the four terms of a score, absolute and Transformer-XL.
 * :mod:`~positional_core.mistakes` — classic RoPE mistakes, each measured.
+* :mod:`~positional_core.grid2d` — positions on a grid of image patches (2-D codes, 2-D RoPE).
 
 Every public function validates its arguments and raises ``ValueError`` with a
 message naming the argument and the allowed range; the size limits live in
@@ -54,6 +55,7 @@ from .extension import (
     trained_max_angle,
     trained_turns,
 )
+from .grid2d import grid_positions, patch_scores, rope_2d, sincos_2d
 from .hf_config import (
     ConfigError,
     NoRopeError,
@@ -162,6 +164,7 @@ __all__ = [
     "compare_order_similarity",
     "compute_rope_parameters",
     "encode_sentence",
+    "grid_positions",
     "interpolate_positions",
     "learned_parameter_count",
     "load_json_config",
@@ -177,8 +180,10 @@ __all__ = [
     "out_of_band_counts",
     "pair_indices",
     "parse_sentence",
+    "patch_scores",
     "read_rope_config",
     "reference_frequencies",
+    "rope_2d",
     "rope_decay_bound",
     "rope_frequencies",
     "rope_from_hf_config",
@@ -193,6 +198,7 @@ __all__ = [
     "shaw_relative_index",
     "shift_changes",
     "shift_matrix",
+    "sincos_2d",
     "sinusoidal_code",
     "sinusoidal_encoding",
     "sinusoidal_frequencies",
