@@ -139,6 +139,7 @@ SPECS: tuple[ExportSpec, ...] = (
     *_specs(
         "sinusoidal", "similarity", "t", _span(0, 62, 2), also=(Grid("d", (16, 64), "buttons"),)
     ),
+    *_specs("sinusoidal", "grid", "grid_scheme", widget="buttons"),
     # RoPE. R1: the query's and the key's positions (only their offset moves the score).
     *_specs(
         "rope",

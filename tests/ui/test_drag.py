@@ -38,11 +38,13 @@ def test_a_burst_of_values_is_drawn_once_at_its_last_value(server, page: Page):
     assert result["sent"] >= len(VALUES), result  # one message per value, at least
     # The first value finds the server idle and is drawn; the rest arrive
     # while it draws and are drawn together, as the last. The server's
-    # messages also echo slider values, and on a loaded machine the values
-    # reach the socket in two or three bursts, each drawn once. Measured: 2–6
-    # messages; 14 when each value was drawn in turn. Fewer than half the
-    # values tells the two apart on any machine.
-    assert result["patches"] < len(VALUES) // 2, result
+    # messages also echo slider values, and the busier the machine the more
+    # bursts the values reach the socket in, each drawn once: measured 2–6
+    # messages on a quiet machine, 8 with other browser tests running beside
+    # it; 14–15 when each value was drawn in turn, however quiet. So the test
+    # asks only that some values were skipped: at most 12 patches for 15
+    # values. How few it takes is the benchmark's (benchmarks/drag.py).
+    assert result["patches"] <= len(VALUES) - 3, result
     # The page ends at the last value: s = 32, L′ = s·L = 32 × 4,096.
     page.wait_for_function(
         "() => new URLSearchParams(location.search).get('target_len') === '131072'"

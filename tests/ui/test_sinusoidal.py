@@ -8,9 +8,12 @@ the address. The zoom of the tall tables is tests/ui/test_large_tables.py's.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from playwright.sync_api import Page, expect
 
+from positional_core.grid2d import patch_scores
 from positional_core.sinusoidal import sinusoidal_code, sinusoidal_encoding
 
 from .helpers import (
@@ -223,3 +226,45 @@ def test_every_text_in_the_figures_is_at_least_12px(server, page: Page):
     assert len({kind for kind, _px in sizes}) >= 5
     assert [(kind, px) for kind, px in sizes if px < 12 - 1e-6] == []
     assert not watch.errors
+
+
+# S5's scores as the browser has them: the image of the figure with a "score" axis.
+_GRID = """
+() => {
+  for (const doc of Bokeh.documents) {
+    for (const m of doc.all_models) {
+      const d = m.data_source && m.data_source.data;
+      if (m.glyph && m.glyph.constructor.__name__ === 'Image' && d.dw && d.dw[0] === 14) {
+        return Array.from(d.image[0]);
+      }
+    }
+  }
+  return null;
+}
+"""
+
+
+def test_s5_draws_the_cores_scores_for_each_code_and_patch(server, page):
+    page.goto(f"{server['url']}?page=sinusoidal&figure=grid&embed=1")
+    page.wait_for_function(f"({_GRID})() !== null", timeout=30_000)
+
+    def drawn_is(scheme: str, patch: tuple[int, int]) -> None:
+        want = patch_scores(scheme, patch).ravel()
+        page.wait_for_function(
+            f"want => {{ const got = ({_GRID})(); return got && got.every("
+            "(v, i) => Math.abs(v - want[i]) < 1e-3 * Math.max(1, Math.abs(want[i]))); }",
+            arg=want.tolist(),
+            timeout=10_000,
+        )
+
+    drawn_is("sincos_2d", (5, 5))
+    page.get_by_role("button", name="1-D, reading order").click()
+    drawn_is("sincos_1d", (5, 5))
+    expect(page).to_have_url(re.compile(r"grid_scheme=sincos_1d"), timeout=5_000)
+    handle = page.get_by_role("slider", name=re.compile("Patch row")).first
+    handle.focus()
+    page.keyboard.press("ArrowRight")
+    drawn_is("sincos_1d", (6, 5))
+    page.get_by_role("button", name="2-D RoPE").click()
+    drawn_is("rope_2d", (6, 5))
+    expect(page.get_by_text("Patch (row 6, column 5)")).to_be_visible()

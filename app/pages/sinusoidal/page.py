@@ -11,6 +11,7 @@ import param
 from ...page import Page
 from ...widgets import POSITION
 from .clock import Clock
+from .grid import SIDE, Grid
 from .learned import LearnedTable
 from .shared import LEARNED_PRESETS
 from .similarity import Similarity
@@ -35,6 +36,7 @@ class SinusoidalPage(Page):
         "clock": Clock,
         "similarity": Similarity,
         "learned": LearnedTable,
+        "grid": Grid,
     }
 
     t = param.Integer(
@@ -78,12 +80,30 @@ class SinusoidalPage(Page):
     )
 
     # Bounded numbers get Panel's sliders without being named here.
+    grid_scheme = param.Selector(
+        default="sincos_2d",
+        objects={
+            "2-D sine–cosine": "sincos_2d",
+            "2-D RoPE": "rope_2d",
+            "1-D, reading order": "sincos_1d",
+        },
+        label="Grid code (S5)",
+        doc="How the patches of S5's image grid get their positions.",
+    )
+    patch_row = param.Integer(default=5, bounds=(0, SIDE - 1), label="Patch row (S5)")
+    patch_col = param.Integer(default=5, bounds=(0, SIDE - 1), label="Patch column (S5)")
+
     widget_specs: ClassVar[dict[str, dict[str, Any]]] = {
         "t": POSITION,
         "n": {"throttled": True},
         "d": {"throttled": True},
         "base": {"type": pn.widgets.DiscreteSlider, "throttled": True},
         "max_len": {"throttled": True},
+        "grid_scheme": {
+            "type": pn.widgets.RadioButtonGroup,
+            "color": "primary",
+            "variant": "outline",
+        },
     }
     consistent_on: ClassVar[tuple[str, ...]] = ("n", "d")
     even: ClassVar[dict[str, str]] = {
