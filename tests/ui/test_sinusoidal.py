@@ -142,9 +142,11 @@ _CLIPS = """
 """
 
 
+# The figures t moves: S1–S4 (S5, the patch grid, does not follow t).
 _FIGURES = """
 () => [...Bokeh.documents[0].all_models]
   .filter(m => m instanceof Bokeh.Models.get('Plot'))
+  .filter(m => !(m.left || []).some(a => a.axis_label === 'patch row'))
   .map(m => m.id)
 """
 
