@@ -80,6 +80,6 @@ def test_every_figure_drawn_is_each_figures_first_paint_at_its_final_size(chromi
     # A figure drawn again at another size counts from that paint (55 → 60).
     assert resized == 60
     assert never_painted is None
-    # A real load: Sinusoidal's four figures, S3 with a legend above its frame.
-    assert load["complete"] and load["figures"] == load["painted"] == 4, load
+    # A real load: Sinusoidal's five figures, S3 with a legend above its frame.
+    assert load["complete"] and load["figures"] == load["painted"] == 5, load
     assert load["drawn_ms"] is not None and load["drawn_ms"] <= load["load_ms"], load

@@ -13,7 +13,7 @@ import pytest
 from .helpers import open_page
 
 #: The pages with a legend beside a frame, and how many such legends each shows.
-OUTSIDE_LEGENDS = {"sinusoidal": 1, "rope": 2, "extension": 2, "alibi": 1, "compare": 1}
+OUTSIDE_LEGENDS = {"sinusoidal": 1, "rope": 3, "extension": 2, "alibi": 1, "compare": 1}
 
 #: Per legend beside a frame: its side, and the area (px²) it shares with the
 #: frame and with each axis or other panel item of its figure.

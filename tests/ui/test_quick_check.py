@@ -21,6 +21,6 @@ def test_a_hidden_quick_check_answer_updates_without_re_laying_out_the_page(serv
         page.wait_for_function(f"() => location.search.includes('t={t}&')", timeout=5_000)
     page.wait_for_timeout(500)
     assert visibility_events(frames) == []
-    page.get_by_role("button", name="Show the answer").click()
+    page.get_by_role("button", name="Show the answer").first.click()  # S3's (S5 has one too)
     expect(page.get_by_text("PE(13)·PE(13) =").first).to_be_visible(timeout=5_000)
     assert not watch.errors

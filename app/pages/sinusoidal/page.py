@@ -90,8 +90,18 @@ class SinusoidalPage(Page):
         label="Grid code (S5)",
         doc="How the patches of S5's image grid get their positions.",
     )
-    patch_row = param.Integer(default=5, bounds=(0, SIDE - 1), label="Patch row (S5)")
-    patch_col = param.Integer(default=5, bounds=(0, SIDE - 1), label="Patch column (S5)")
+    patch_row = param.Integer(
+        default=5,
+        bounds=(0, SIDE - 1),
+        label="Patch row (S5)",
+        doc="The row of the patch S5 compares with every other (0 at the top).",
+    )
+    patch_col = param.Integer(
+        default=5,
+        bounds=(0, SIDE - 1),
+        label="Patch column (S5)",
+        doc="The column of the patch S5 compares with every other (0 at the left).",
+    )
 
     widget_specs: ClassVar[dict[str, dict[str, Any]]] = {
         "t": POSITION,
