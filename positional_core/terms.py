@@ -110,6 +110,18 @@ class ScoreTerms:
         """Each term's :func:`toeplitz_deviation`."""
         return tuple(toeplitz_deviation(t) for t in self.terms)  # type: ignore[return-value]
 
+    def changing(self, tolerance: float = 1e-9) -> list[str]:
+        """The names of the terms that change along a diagonal (depend on more than
+        m − n): a deviation over ``tolerance`` times the largest entry (at least 1),
+        so rounding is not a change.
+
+        >>> absolute_score_terms(seeded_head(16), 8).changing()
+        ['content·position', 'position·content', 'position·position']
+        """
+        scale = max(1.0, *(float(np.max(np.abs(t))) for t in self.terms))
+        pairs = zip(self.names, self.deviations(), strict=True)
+        return [name for name, deviation in pairs if deviation > tolerance * scale]
+
 
 def seeded_head(d_model: int = 64, d_head: int | None = None, seed: int = 0) -> Head:
     """A head with standard normal weights scaled by 1/√d_model (u, v standard normal).

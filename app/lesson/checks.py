@@ -192,10 +192,7 @@ def t5_far(choices: Sequence[str]) -> Grade:
 
 
 def four_terms(choices: Sequence[str]) -> Grade:
-    terms = absolute_score_terms(seeded_head(32), 16)
-    scale = max(float(np.abs(t).max()) for t in terms.terms)
-    pairs = zip(terms.names, terms.deviations(), strict=True)
-    changing = [name for name, deviation in pairs if deviation > 1e-9 * scale]
+    changing = absolute_score_terms(seeded_head(32), 16).changing()
     return Grade(
         _nearest(choices, len(changing)),
         f"{len(changing)}: {', '.join(changing)} change along a diagonal (with the same word "

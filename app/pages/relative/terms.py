@@ -34,13 +34,7 @@ def term_matrices(form: str, n: int) -> tuple[np.ndarray, ...]:
 
 def changing_terms(form: str, n: int) -> list[str]:
     """The names of ``form``'s terms that change along a diagonal (depend on more than m − n)."""
-    terms = FORMS[form](seeded_head(TERMS_D, seed=TERMS_SEED), n, TERMS_TOKEN)
-    scale = max(float(np.max(np.abs(t))) for t in terms.terms)
-    return [
-        name
-        for name, deviation in zip(terms.names, terms.deviations(), strict=True)
-        if deviation > FLAT * max(scale, 1.0)
-    ]
+    return FORMS[form](seeded_head(TERMS_D, seed=TERMS_SEED), n, TERMS_TOKEN).changing(FLAT)
 
 
 def _gap(n: int) -> int:
