@@ -62,7 +62,11 @@
     }
   }
 
-  function spaceTicks() {
+  // Between two resizes a ticker only ever loses ticks: the tick labels' width
+  // moves the frame's edge (RoPE's R2 is 333 px wide with five ticks and 325
+  // with six), so a count that followed the width both ways would flip at
+  // every scan and re-lay out the figure each time.
+  function spaceTicks(reset) {
     if (typeof Bokeh === "undefined" || !Bokeh.documents) { return; }
     for (const doc of Bokeh.documents) {
       for (const axis of doc.all_models) {
@@ -77,7 +81,8 @@
         const width = plot.frame.bbox.width;
         if (width <= 0) { continue; }
         const wanted = Math.max(2, Math.min(ticker.__peTicks, Math.floor(width / TICK_SPACING)));
-        if (wanted !== ticker.desired_num_ticks) {
+        const fewer = wanted < ticker.desired_num_ticks;
+        if (wanted !== ticker.desired_num_ticks && (reset || fewer)) {
           ticker.setv({desired_num_ticks: wanted}, {sync: false});
         }
       }
@@ -94,11 +99,11 @@
   window.addEventListener("resize", function () {
     fitSquareFrames();
     fitLegends(true);  // a wider window may hold the columns again
-    spaceTicks();
+    spaceTicks(true);  // and the ticks
   });
   setInterval(function () {
     fitSquareFrames();
     fitLegends(false);
-    spaceTicks();
+    spaceTicks(false);
   }, 500);
 })();

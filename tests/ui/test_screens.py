@@ -22,7 +22,13 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from app.lesson import STEPS
 from app.main import PAGES
 
-from .helpers import deep_js, open_page, serious_axe_violations, wait_for_a11y_scan
+from .helpers import (
+    SET_RELEASED_JS,
+    deep_js,
+    open_page,
+    serious_axe_violations,
+    wait_for_a11y_scan,
+)
 
 pytestmark = pytest.mark.ui
 
@@ -221,3 +227,42 @@ def test_axe_finds_no_serious_violation_on_a_small_screen(page, server, slug, sc
     page.wait_for_timeout(1_200 if "step=" in slug else 300)
     serious = serious_axe_violations(page)
     assert not serious, serious
+
+
+# Every ticker's tick count, read every 40 ms into window.__peTicks: how many
+# times each one changed.
+_WATCH_TICKS = """() => {
+  window.__peTickChanges = {};
+  const last = {};
+  setInterval(() => {
+    for (const doc of Bokeh.documents) {
+      for (const model of doc.all_models) {
+        if (model.type !== "BasicTicker") { continue; }
+        const n = model.desired_num_ticks;
+        if (model.id in last && last[model.id] !== n) {
+          window.__peTickChanges[model.id] = (window.__peTickChanges[model.id] || 0) + 1;
+        }
+        last[model.id] = n;
+      }
+    }
+  }, 40);
+}"""
+
+
+def test_tick_counts_hold_still_while_a_control_moves(page, server):
+    """A figure whose tick labels move its frame's edge keeps one tick count.
+
+    RoPE's R2 is 333 px wide with five ticks and 325 with six, around the width
+    where narrow.js asks for one tick fewer: a count that followed the width both
+    ways flipped at every scan and re-laid the figure out in the middle of the
+    student's next change (a 200–350 ms stall in one change of five).
+    """
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_page(page, f"{server['url']}?page=rope", min_canvases=6)
+    page.wait_for_timeout(1500)  # narrow.js has fitted the figures once
+    page.evaluate(_WATCH_TICKS)
+    for value in (68, 70, 72, 70, 68, 66, 64, 66, 68, 70):
+        page.evaluate(SET_RELEASED_JS, ["Head dimension d (even)", value])
+        page.wait_for_timeout(400)
+    changes = page.evaluate("window.__peTickChanges")
+    assert changes == {}, f"tick counts changed while d moved: {changes}"
