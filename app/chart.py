@@ -29,7 +29,8 @@ chart on one page:
   with it (:mod:`app.selection`); the server draws it only when the control
   was set from Python or the candidates were too large to ship;
 - ``zoomed`` (optional) redraws marks for the view after a zoom or pan;
-  ``dragged`` (optional) turns the points of a ``drag`` mark into control values.
+  ``dragged`` (optional) turns the points of a ``drag`` mark into control values;
+  ``tapped`` (optional) turns a click on the figure into control values.
 
 tests/app/test_charts.py checks, for every chart of every page and random
 states, that a plot changed in place draws exactly what a plot built fresh
@@ -143,6 +144,14 @@ class Chart:
 
     def dragged(self, p: Any, mark: str, data: Mapping[str, list]) -> dict[str, Any]:
         """Control values for the points of ``mark`` the reader dragged to ``data``."""
+        return {}
+
+    def tapped(self, p: Any, x: float, y: float) -> dict[str, Any]:
+        """Control values for a click at data coordinates ``(x, y)`` ({}: ignore it).
+
+        Set only where a click has an obvious meaning (a patch of a grid); the
+        values go through the page's parameters, so their bounds still hold.
+        """
         return {}
 
     def extras(self, p: Any) -> list[Any]:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import holoviews as hv
-from bokeh.events import RangesUpdate
+from bokeh.events import RangesUpdate, Tap
 
 from .chart import Chart, Frame, choice_name
 from .look import is_dark
@@ -213,6 +213,8 @@ class Drawing:
                 send_while_dragging(plot.state, renderer.data_source)
         if type(self.chart).zoomed is not Chart.zoomed:
             self._listen_to_zoom(plot)
+        if type(self.chart).tapped is not Chart.tapped:
+            self._listen_to_taps(plot)
         self._send(plot, self.frame(), first=True)
 
     def _check_stated(self, frame: Frame) -> None:
@@ -351,6 +353,21 @@ class Drawing:
                 drawing._send(target, frame, ship_rows=False)
 
         plot.state.on_event(RangesUpdate, on_ranges)
+
+    def _listen_to_taps(self, plot: Any) -> None:
+        me = weakref.ref(self)
+
+        def on_tap(event: Tap) -> None:
+            drawing = me()
+            if drawing is None or event.x is None or event.y is None:
+                return
+            values = drawing.chart.tapped(drawing.page, float(event.x), float(event.y))
+            page = drawing.page
+            changed = {k: v for k, v in values.items() if getattr(page, k) != v}
+            if changed:
+                page.param.update(changed)
+
+        plot.state.on_event(Tap, on_tap)
 
     def _drag_streams(
         self, name: str, element: hv.Element, count: int, tooltip: str | None = None

@@ -8,7 +8,7 @@ import pytest
 from bokeh.core.property.vectorization import field
 from bokeh.document import Document
 from bokeh.document.events import ColumnDataChangedEvent
-from bokeh.events import RangesUpdate
+from bokeh.events import RangesUpdate, Tap
 from bokeh.models import ColorBar, ColumnDataSource, Legend, Text
 from panel.io.state import set_curdoc
 
@@ -572,3 +572,17 @@ def test_every_text_drawn_in_the_figures_is_at_least_12px(page, d):
     root, _doc = rendered(page)
     sizes = fixed_font_sizes(root)
     assert len(sizes) >= 3 and min(sizes) >= 12
+
+
+def test_a_tap_on_s5_picks_the_patch_under_it_and_a_tap_beside_the_grid_nothing():
+    page = SinusoidalPage()
+    _root, doc = rendered(page)
+    figure = _plot(page, "grid").state
+    with set_curdoc(doc):
+        figure._trigger_event(Tap(figure, x=8.7, y=2.2))  # nearest patch centre: (2, 9)
+    assert (page.patch_row, page.patch_col) == (2, 9)
+    assert "Patch (row 2, column 9)" in readout(page, "grid")
+    with set_curdoc(doc):
+        figure._trigger_event(Tap(figure, x=13.6, y=2.0))  # past the last column's edge
+        figure._trigger_event(Tap(figure, x=4.0, y=-0.7))  # above the first row
+    assert (page.patch_row, page.patch_col) == (2, 9)

@@ -270,3 +270,39 @@ def test_s5_draws_the_cores_scores_for_each_code_and_patch(server, page):
     page.get_by_role("button", name="2-D RoPE").click()
     drawn_is("rope_2d", (6, 5))
     expect(page.get_by_text("Patch (row 6, column 5)")).to_be_visible()
+
+
+# The screen point of S5's patch (row, column): from the figure's own scales.
+_PATCH_SCREEN = """
+([row, col]) => {
+  for (const view of Bokeh.index.all_views ? Bokeh.index.all_views() : []) {
+    const renderers = view.model && view.model.renderers;
+    if (!view.frame || !renderers) { continue; }
+    const grid = renderers.some((r) => r.glyph && r.glyph.type === 'Image'
+      && r.data_source.data.dw && r.data_source.data.dw[0] === 14);
+    if (grid) {
+      const box = view.canvas_view.el.getBoundingClientRect();
+      const {x_scale, y_scale} = view.frame;
+      return [box.left + x_scale.compute(col), box.top + y_scale.compute(row)];
+    }
+  }
+  return null;
+}
+"""
+
+
+def test_s5_a_click_on_a_patch_rings_it(server, page):
+    page.goto(f"{server['url']}?page=sinusoidal&figure=grid&embed=1")
+    page.wait_for_function(f"({_PATCH_SCREEN})([0, 0]) !== null", timeout=30_000)
+    page.wait_for_function(f"({_GRID})() !== null", timeout=30_000)
+    x, y = page.evaluate(_PATCH_SCREEN, [2, 9])
+    page.mouse.click(x, y)
+    expect(page.get_by_text("Patch (row 2, column 9)")).to_be_visible(timeout=10_000)
+    expect(page).to_have_url(re.compile(r"patch_row=2.*patch_col=9|patch_col=9.*patch_row=2"))
+    want = patch_scores("sincos_2d", (2, 9)).ravel()
+    page.wait_for_function(
+        f"want => {{ const got = ({_GRID})(); return got && got.every("
+        "(v, i) => Math.abs(v - want[i]) < 1e-3 * Math.max(1, Math.abs(want[i]))); }",
+        arg=want.tolist(),
+        timeout=10_000,
+    )

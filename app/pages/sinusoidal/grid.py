@@ -29,7 +29,8 @@ class Grid(Chart):
     title = "S5 · Positions in 2-D: a grid of image patches"
     caption = (
         "A vision transformer cuts an image into patches, here 14 × 14, and each needs "
-        "a position. Colour: the score of the ringed patch with every patch. With a 2-D "
+        "a position. Colour: the score of the ringed patch with every patch (click a "
+        "patch to ring it). With a 2-D "
         "sine–cosine code (half the dimensions for the column, half for the row, as MAE "
         "and DiT) or 2-D RoPE (half the pairs turned by the row, half by the column) the "
         "picture only moves when you move the patch: the score depends on (Δrow, Δcol). "
@@ -73,6 +74,12 @@ class Grid(Chart):
             x=edge,
             y=edge,
         )
+
+    def tapped(self, p: Any, x: float, y: float) -> dict[str, Any]:
+        col, row = round(x), round(y)
+        if not (0 <= row < SIDE and 0 <= col < SIDE):
+            return {}  # the margin beside the grid
+        return {"patch_row": row, "patch_col": col}
 
     def readout(self, p: Any) -> str:
         scores = grid_scores(p)
