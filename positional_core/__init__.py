@@ -48,6 +48,7 @@ from .attention import (
 )
 from .extension import (
     band_excess,
+    drope_frequencies,
     interpolate_positions,
     never_complete_turn,
     ntk_scaled_base,
@@ -74,6 +75,7 @@ from .mistakes import shift_changes, width_mistake
 from .presets import MODEL_CONFIG_NAMES, model_config
 from .relative import (
     T5BucketRegions,
+    causal_weight,
     nope_causal_weights,
     nope_row_weight,
     shaw_clipped_distance,
@@ -172,6 +174,8 @@ __all__ = [
     "missing_positions",
     "model_config",
     "never_complete_turn",
+    "causal_weight",
+    "drope_frequencies",
     "nope_causal_weights",
     "nope_row_weight",
     "ntk_scaled_base",

@@ -5,7 +5,9 @@ Convention: training saw positions ``0 … L − 1``, so pair ``i`` (speed
 times within ``L`` and has seen every angle; a slow pair with ``θ_i · L < 2π``
 never completed a turn, and running to a longer ``L′`` shows it angles it never
 saw (up to ``θ_i · L′``). Scaling methods shrink the speeds to ``θ′_i`` so the
-new band ``[0, θ′_i · L′)`` stays inside the old one.
+new band ``[0, θ′_i · L′)`` stays inside the old one. DroPE goes further and
+removes the rotations (every ``θ′_i = 0``, :func:`drope_frequencies`): no pair
+moves at all, so none can leave its band.
 
 For a 128-d head with base 10,000 and ``L = 4096``, 18 of the 64 pairs never
 complete a turn; the slowest turns only 0.47 rad (7.5 % of a turn).
@@ -32,6 +34,7 @@ from ._validation import (
 __all__ = [
     "BAND_RTOL",
     "band_excess",
+    "drope_frequencies",
     "interpolate_positions",
     "never_complete_turn",
     "ntk_scaled_base",
@@ -49,27 +52,63 @@ BAND_RTOL = 1e-9
 MAX_SCALE = 1e6
 
 
-def _check_inv_freq(name: str, value: object) -> np.ndarray:
+def _check_inv_freq(name: str, value: object, *, zero: bool = False) -> np.ndarray:
     theta = check_finite_array(name, value)
     if theta.ndim != 1 or not 1 <= theta.size <= MAX_DIM // 2:
         raise ValueError(
             f"{name} must be a 1-D array of 1 to {MAX_DIM // 2} frequencies, "
             f"got shape {theta.shape}"
         )
-    if np.any(theta <= 0):
-        raise ValueError(f"{name} must hold frequencies > 0 (radians per position)")
+    if np.any(theta < 0) if zero else np.any(theta <= 0):
+        bound = ">= 0" if zero else "> 0"
+        raise ValueError(f"{name} must hold frequencies {bound} (radians per position)")
     return theta
 
 
 def _scaled(inv_freq: np.ndarray, scaled_inv_freq: object) -> np.ndarray:
+    # A scaled speed may be 0 (DroPE: the pair no longer turns); a trained one may not.
     if scaled_inv_freq is None:
         return inv_freq
-    scaled = _check_inv_freq("scaled_inv_freq", scaled_inv_freq)
+    scaled = _check_inv_freq("scaled_inv_freq", scaled_inv_freq, zero=True)
     if scaled.shape != inv_freq.shape:
         raise ValueError(
             f"scaled_inv_freq must have the shape of inv_freq {inv_freq.shape}, got {scaled.shape}"
         )
     return scaled
+
+
+def drope_frequencies(inv_freq: object) -> np.ndarray:
+    """The speeds of a RoPE head after DroPE: every ``θ′_i = 0``.
+
+    DroPE (Gelberg, Eguchi, Akiba and Cetin, "Extending the Context of
+    Pretrained LLMs by Dropping Their Positional Embeddings", arXiv 2512.12167,
+    2025) pretrains with RoPE, then removes it and recalibrates briefly at the
+    trained length. A rotation by angle 0 is the identity, so the head is a
+    RoPE head whose pairs no longer turn: pass the result as
+    ``scaled_inv_freq`` to :func:`out_of_band` or :func:`band_excess`. Position
+    information then comes only from the causal mask
+    (:func:`~positional_core.relative.causal_weight`).
+
+    Parameters
+    ----------
+    inv_freq : array_like, shape (d/2,)
+        Trained speeds ``θ_i`` (> 0).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (d/2,)
+        Zeros.
+
+    Examples
+    --------
+    >>> from positional_core.rope import rope_frequencies
+    >>> theta = rope_frequencies(128)
+    >>> int(out_of_band(theta, 4096, 16384, drope_frequencies(theta)).sum())
+    0
+    >>> float(band_excess(theta, 4096, 16384, drope_frequencies(theta)).max())
+    0.0
+    """
+    return np.zeros_like(_check_inv_freq("inv_freq", inv_freq), dtype=np.float64)
 
 
 def trained_max_angle(inv_freq: object, trained_len: int) -> np.ndarray:

@@ -39,12 +39,14 @@ from ._validation import (
     MAX_POSITION,
     check_count,
     check_finite_array,
+    check_positions,
     check_size,
 )
 
 __all__ = [
     "MAX_BUCKETS",
     "T5BucketRegions",
+    "causal_weight",
     "nope_causal_weights",
     "nope_row_weight",
     "shaw_clipped_distance",
@@ -565,6 +567,30 @@ def shaw_relative_index(query_len: int, key_len: int, k: int) -> npt.NDArray[np.
 # encoding anyone designed.
 
 
+def causal_weight(positions: object) -> npt.NDArray[np.float64]:
+    """Weight ``1/(i + 1)`` that causal query ``i`` gives each visible key under equal
+    scores, at the given query positions only (no table of every position).
+
+    Parameters
+    ----------
+    positions : array_like of int
+        Query positions, from 0 to ``MAX_POSITION``.
+
+    Returns
+    -------
+    numpy.ndarray of float64, the shape of ``positions``
+
+    Examples
+    --------
+    >>> causal_weight([0, 3, 4095]).tolist()
+    [1.0, 0.25, 0.000244140625]
+    """
+    i = check_positions("positions", positions, low=0)
+    if np.any(i != np.round(i)):
+        raise ValueError("positions must be whole numbers")
+    return 1.0 / (i + 1.0)
+
+
 def nope_row_weight(seq_len: int) -> npt.NDArray[np.float64]:
     """Weight ``1/(i + 1)`` that causal query ``i`` gives each visible key under equal scores.
 
@@ -583,7 +609,7 @@ def nope_row_weight(seq_len: int) -> npt.NDArray[np.float64]:
     array([1.        , 0.5       , 0.33333333, 0.25      ])
     """
     seq_len = check_count("seq_len", seq_len)
-    return 1.0 / np.arange(1, seq_len + 1, dtype=np.float64)
+    return causal_weight(np.arange(seq_len))
 
 
 def nope_causal_weights(seq_len: int) -> npt.NDArray[np.float64]:

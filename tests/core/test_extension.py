@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from positional_core._validation import MAX_POSITION
 from positional_core.extension import (
     band_excess,
+    drope_frequencies,
     interpolate_positions,
     never_complete_turn,
     ntk_scaled_base,
@@ -142,7 +143,9 @@ class TestBadInput:
         with pytest.raises(ValueError, match="scaled_inv_freq"):
             out_of_band([1.0, 0.1], 10, 20, [1.0])
         with pytest.raises(ValueError, match="scaled_inv_freq"):
-            band_excess([1.0, 0.1], 10, 20, [1.0, 0.0])
+            band_excess([1.0, 0.1], 10, 20, [1.0, -1e-9])
+        with pytest.raises(ValueError, match="scaled_inv_freq"):
+            band_excess([1.0, 0.1], 10, 20, [1.0, np.inf])
 
     @pytest.mark.parametrize("length", [0, -5, 2.5, MAX_POSITION + 1, "4096"])
     def test_bad_lengths(self, length):
@@ -175,3 +178,31 @@ class TestBadInput:
     def test_bad_ntk_arguments(self, base, scale, d, match):
         with pytest.raises(ValueError, match=match):
             ntk_scaled_base(base, scale, d)
+
+
+class TestDroPE:
+    """DroPE removes the rotations: each pair's speed is 0, so no pair leaves its band."""
+
+    @given(
+        st.sampled_from([4, 16, 64, 128, 256]),
+        st.sampled_from([10_000.0, 500_000.0]),
+        st.integers(1, 2**16),
+        st.integers(1, 2**20),
+    )
+    def test_no_pair_leaves_its_band_at_any_length(self, d, base, trained, target):
+        theta = rope_frequencies(d, base)
+        dropped = drope_frequencies(theta)
+        assert dropped.shape == theta.shape and not dropped.any()
+        assert not out_of_band(theta, trained, target, dropped).any()
+        np.testing.assert_array_equal(band_excess(theta, trained, target, dropped), 0.0)
+
+    def test_the_same_head_with_its_rotations_does_leave_its_band(self):
+        theta = rope_frequencies(128)
+        assert int(out_of_band(theta, 4096, 16384).sum()) == 18  # Llama 2's head, unscaled
+        assert int(out_of_band(theta, 4096, 16384, drope_frequencies(theta)).sum()) == 0
+
+    def test_a_zero_speed_is_a_scaled_speed_only(self):
+        with pytest.raises(ValueError, match="inv_freq must hold frequencies > 0"):
+            drope_frequencies([0.0, 1.0])
+        with pytest.raises(ValueError, match="scaled_inv_freq must hold frequencies >= 0"):
+            out_of_band([1.0, 0.5], 16, 64, [-0.1, 0.0])

@@ -18,6 +18,7 @@ from positional_core._validation import MAX_POSITION
 from positional_core.relative import (
     MAX_BUCKETS,
     T5BucketRegions,
+    causal_weight,
     nope_causal_weights,
     nope_row_weight,
     shaw_clipped_distance,
@@ -393,6 +394,20 @@ class TestNoPE:
 
     def test_signal_decreases_with_position(self):
         assert np.all(np.diff(nope_row_weight(50)) < 0)
+
+    @given(st.lists(st.integers(0, MAX_POSITION), min_size=1, max_size=20))
+    def test_causal_weight_at_any_positions_is_the_masked_softmax_row(self, positions):
+        # The row of query i, from a masked softmax over i + 1 equal scores (no table).
+        for i, weight in zip(positions, causal_weight(positions), strict=True):
+            assert weight == pytest.approx(1.0 / (i + 1), rel=1e-15)
+        small = [i for i in positions if i < 64]
+        if small:
+            np.testing.assert_array_equal(causal_weight(small), nope_row_weight(64)[small])
+
+    def test_causal_weight_refuses_what_is_not_a_position(self):
+        for bad in ([-1], [2.5], [MAX_POSITION + 1], [np.nan]):
+            with pytest.raises(ValueError, match="positions"):
+                causal_weight(bad)
 
 
 # -------------------------------------------------------------------- bad input
