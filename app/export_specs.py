@@ -170,7 +170,7 @@ SPECS: tuple[ExportSpec, ...] = (
     *_specs("relative", "terms", "terms_form", widget="buttons"),
     # Compare: the served length L′ from the trained length L = 4,096 up (the page
     # keeps L′ ≥ L: a shorter one would be drawn at L under a widget saying otherwise).
-    *_specs("compare", "learned sinusoidal rope alibi", "target_len", _PAST_4096),
+    *_specs("compare", "learned sinusoidal rope alibi drope", "target_len", _PAST_4096),
 )
 
 

@@ -21,11 +21,15 @@ from positional_core import (
     alibi_bias,
     alibi_bias_row,
     apply_rope,
+    drope_frequencies,
+    grid_positions,
     order_similarity,
     out_of_band,
+    patch_scores,
     rope_frequencies,
     rope_score_terms,
     seeded_head,
+    shift_changes,
     sinusoidal_code,
     sinusoidal_encoding,
     softmax,
@@ -170,6 +174,49 @@ def band_count(choices: Sequence[str]) -> Grade:
     )
 
 
+def patch_below(choices: Sequence[str]) -> Grade:
+    order = {tuple(rc): i for i, rc in enumerate(grid_positions(14, 14).tolist())}
+    apart = order[(6, 5)] - order[(5, 5)]
+    scores = patch_scores("rope_2d", (5, 5))
+    moved = patch_scores("rope_2d", (9, 2))
+    same = abs(float(scores[6, 5]) - float(moved[10, 2]))
+    return Grade(
+        _nearest(choices, apart),
+        f"<b>{apart}</b>: in reading order patch (r, c) is number 14·r + c, so the patch "
+        f"below is {apart} further on, while the last patch of a row is the next one's "
+        "neighbour. A 2-D code measures rows and columns apart: with 2-D RoPE the score "
+        f"with the patch below is {fixed(scores[6, 5])} wherever the pair sits (from "
+        f"(9, 2) it differs by {same:.1e}).",
+    )
+
+
+def values_shift(choices: Sequence[str]) -> Grade:
+    right, wrong = shift_changes([3])
+    changed = float(wrong[0]) > 1e-6
+    # Two choices: one says the output stays as it was ("unchanged"), one that it changes.
+    same = [i for i, c in enumerate(choices) if "unchanged" in c.lower()]
+    correct = same[0] if not changed else next(i for i in range(len(choices)) if i not in same)
+    return Grade(
+        correct,
+        f"The output moves by up to <b>{float(wrong[0]):.2f}</b> when the values are turned "
+        f"too, against {float(right[0]):.0e} with RoPE on the queries and keys alone: a "
+        "value's rotation depends on its absolute position, which no later layer can undo.",
+    )
+
+
+def drope_band(choices: Sequence[str]) -> Grade:
+    theta = rope_frequencies(128)
+    before = int(out_of_band(theta, 4096, 16384).sum())
+    after = int(out_of_band(theta, 4096, 16384, drope_frequencies(theta)).sum())
+    numbers = [0.0 if c == "None" else _number(c.split()[-1]) for c in choices]
+    return Grade(
+        int(np.argmin([abs(v - after) for v in numbers])),
+        f"<b>{after}</b>: with the rotations removed no pair turns, so none can leave its "
+        f"band (with them, {before} of 64 do). Position then comes only from the causal "
+        "mask, and its authors recalibrate the model briefly at the trained length.",
+    )
+
+
 def alibi_forms(choices: Sequence[str]) -> Grade:
     distance = softmax(alibi_bias(8, 16, form="distance"))
     column = softmax(alibi_bias(8, 16, form="column"))
@@ -235,7 +282,10 @@ GRADERS: dict[str, Callable[[Sequence[str]], Grade]] = {
         learned_end,
         rope_pair,
         rope_distance,
+        patch_below,
+        values_shift,
         band_count,
+        drope_band,
         alibi_forms,
         four_terms,
         t5_far,

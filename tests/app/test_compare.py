@@ -47,7 +47,14 @@ def readout(page, chart: str) -> str:
 
 
 def test_one_card_per_scheme_in_order(page):
-    assert [c.key for c in SCHEME_COLUMNS] == ["learned", "sinusoidal", "rope", "alibi", "t5"]
+    assert [c.key for c in SCHEME_COLUMNS] == [
+        "learned",
+        "sinusoidal",
+        "rope",
+        "alibi",
+        "t5",
+        "drope",
+    ]
     assert list(page.figures) == [c.key for c in SCHEME_COLUMNS]
     for number, column in enumerate(SCHEME_COLUMNS, 1):
         figure = page.figures[column.key]
@@ -160,7 +167,7 @@ def test_summary_table_lists_every_scheme_and_verdict(page):
         assert column.title in row
         assert verdict(page, column.key).short in _text(row)
     assert "0.508" in table and "0.353" in table  # ALiBi with its causal mask / mask alone
-    t5 = _text(rows[-1])
+    t5 = _text(next(r for r in rows if "T5 relative buckets" in r))
     assert "32 × 12 = 384" in t5
     assert "a learned scalar bias per (bucket of j − i, head) added to each score" in t5
     assert "q·k plus the bucket of j − i" in t5
@@ -168,6 +175,10 @@ def test_summary_table_lists_every_scheme_and_verdict(page):
     own = compare_order_similarity(*ORDER_PAIR, "t5", False)
     assert f"{own:.3f}: order-aware" in t5
     assert "1.000: order-blind" in _text(table)
+    drope = _text(next(r for r in rows if "DroPE" in r))
+    mask_alone = compare_order_similarity(*ORDER_PAIR, "none", True)
+    assert f"{mask_alone:.3f}: order-aware with the causal mask alone" in drope
+    assert "0 of 64 pairs out of band (no rotations)" in drope
 
 
 def test_similarities_share_one_rule_and_only_blind_ones_read_1(page):
@@ -177,8 +188,9 @@ def test_similarities_share_one_rule_and_only_blind_ones_read_1(page):
     text = _text(summary_table(page)) + "".join(_text(readout(page, c.key)) for c in SCHEME_COLUMNS)
     values = re.findall(r"(≈ 1 \(\d\.\d+\)|\d\.\d+)(?=[:,] order-)", text)
     values += re.findall(r"alone: (\d\.\d+)", text)
-    # Per scheme in its card and its row, ALiBi symmetric, none, the mask alone twice.
-    assert len(values) == 2 * 5 + 2 + 2, values
+    # Per scheme in its card and its row, ALiBi symmetric, none, ALiBi's mask alone
+    # twice (DroPE's own check is the mask alone: not repeated).
+    assert len(values) == 2 * len(SCHEME_COLUMNS) + 2 + 2, values
     plain = [v for v in values if not v.startswith("≈")]
     assert {len(v) for v in plain} == {5} and len(plain) == len(values) - 2, values
     assert text.count("≈ 1 (0.99984): order-aware") == 1
@@ -334,3 +346,27 @@ def test_quick_check_answer(page):
     answer = page.quick_check.answer()
     assert "<b>18 of 64</b>" in answer and "<b>0</b> after position interpolation" in answer
     assert "<b>17</b> with the NTK-aware base" in answer
+
+
+@pytest.mark.parametrize(("trained", "target"), [(4096, 16384), (128, 2**20), (2048, 2048)])
+def test_drope_draws_the_mask_weight_before_and_past_l(trained, target):
+    """C6: 1/(i + 1) for queries before L (solid) and from L − 1 to L′ − 1 (dashed),
+    log-spaced: a bounded number of points at any length."""
+    page = ComparePage(trained_len=trained, target_len=target)
+    before, past = drawn(page, "drope", "trained"), drawn(page, "drope", "served")
+    for curve, first, last in ((before, 0, trained - 1), (past, trained - 1, target - 1)):
+        i = np.asarray(curve["visible"]) - 1
+        assert (i[0], i[-1]) == (first, last) and np.all(np.diff(i) > 0)
+        assert len(i) <= 120
+        np.testing.assert_allclose(curve["weight"], 1.0 / (i + 1), rtol=1e-12)
+    assert drawn(page, "drope", "edge")["x"] == [float(trained)]
+
+
+def test_drope_verdict_counts_the_pairs_before_and_after_and_cites_its_paper(page):
+    text = _text(verdict(page, "drope").detail)
+    theta_out = int(never_complete_turn(1.0 / 10_000 ** (np.arange(64) / 64), 4096).sum())
+    assert f"this head has {theta_out} of 64 pairs out of band at L′; after DroPE 0" in text
+    assert "arXiv 2512.12167" in text
+    assert verdict(page, "drope").kind == "fine"
+    answer = _text(page.drawings["drope"].chart.answer(page))
+    assert "with its rotations 18 of 64 pairs leave their band; after DroPE 0" in answer

@@ -24,7 +24,10 @@ ORDER = [
     ("sinusoidal", "learned"),
     ("rope", "pair"),
     ("rope", "distance"),
+    ("sinusoidal", "grid"),  # positions in 2-D
+    ("rope", "mistakes"),  # a classic mistake
     ("extension", "schedule"),
+    ("compare", "drope"),  # or drop the rotations
     ("alibi", "weights"),
     ("relative", "terms"),  # why relative: the four terms of a score
     ("relative", "buckets"),
@@ -73,6 +76,9 @@ def test_the_pair_question_is_graded_by_the_score_not_by_the_choices_order():
         ("one_circle", "44"),
         ("offset_only", "Only on the offset k"),
         ("band_count", "18"),
+        ("patch_below", "14"),
+        ("values_shift", "It changes"),
+        ("drope_band", "None"),
         ("t5_far", "No: one bucket"),
         ("no_code", "Learned absolute"),
     ],

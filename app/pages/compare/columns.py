@@ -49,11 +49,13 @@ class SchemeColumn:
     caption: str
     formula: str
     order_causal: bool = False
+    #: The ``compare_order_similarity`` scheme its order check runs ("": its key).
+    order_as: str = ""
 
     @property
     def order_scheme(self) -> str:
         """The ``compare_order_similarity`` scheme of its order check."""
-        return self.key
+        return self.order_as or self.key
 
 
 SCHEME_COLUMNS: tuple[SchemeColumn, ...] = (
@@ -136,6 +138,26 @@ SCHEME_COLUMNS: tuple[SchemeColumn, ...] = (
             f"{T5_LAST_BUCKET}"
             r"\end{gathered}$$"
         ),
+    ),
+    # DroPE is not among the core's order schemes: a model with RoPE dropped is the
+    # causal layer with no positions, which is what its order check runs.
+    SchemeColumn(
+        key="drope",
+        title="DroPE (RoPE dropped)",
+        enters="nowhere: RoPE's rotations are removed after training",
+        depends="q·k only; position comes from the causal mask",
+        caption=(
+            "DroPE trains with RoPE, then removes the rotations and recalibrates briefly "
+            "at L (Gelberg et al. 2025, arXiv 2512.12167). No pair turns, so none can "
+            "leave its band. What is left is the causal mask: query i spreads its weight "
+            "over the i + 1 keys it sees (log axes), a line that goes on past L (dashed)."
+        ),
+        formula=(
+            r"$$\begin{gathered}\theta'_i = 0 \ \Rightarrow\ R(\theta'_i m) = I \\ "
+            r"w_{ij} = \tfrac{1}{i+1}\ \ (j \le i)\end{gathered}$$"
+        ),
+        order_causal=True,
+        order_as="none",
     ),
 )
 

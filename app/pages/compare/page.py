@@ -1,4 +1,4 @@
-"""The Compare page: its controls, the rule L′ ≥ L, and its layout (C1–C5 and a summary)."""
+"""The Compare page: its controls, the rule L′ ≥ L, and its layout (C1–C6 and a summary)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import param
 from ...cards import card_grid
 from ...page import Page
 from .alibi import Alibi
+from .drope import Drope
 from .learned import Learned
 from .rope import Rope
 from .sinusoidal import Sinusoidal
@@ -26,13 +27,13 @@ _GRID_CSS = """
   :host { grid-template-columns: repeat(3, minmax(0, 1fr)) !important; }
 }
 @media (min-width: 2300px) {
-  :host { grid-template-columns: repeat(5, minmax(0, 1fr)) !important; }
+  :host { grid-template-columns: repeat(6, minmax(0, 1fr)) !important; }
 }
 """
 
 
 class ComparePage(Page):
-    """Learned, sinusoidal, RoPE, ALiBi and T5 past the trained length, side by side."""
+    """Learned, sinusoidal, RoPE, ALiBi, T5 and DroPE past the trained length, side by side."""
 
     slug: ClassVar[str] = "compare"
     title: ClassVar[str] = "Compare"
@@ -40,10 +41,13 @@ class ComparePage(Page):
         "A model is trained on inputs of length L and then run on longer ones, of length "
         "L′. What does each scheme do past L? The learned table has no row, sinusoidal "
         "codes are defined but never seen, RoPE pairs leave the band of angles they "
-        "trained on, ALiBi's biases stay the same function of distance, and T5's far "
-        "distances all share one bucket, so no new bucket appears."
+        "trained on, ALiBi's biases stay the same function of distance, T5's far "
+        "distances all share one bucket, so no new bucket appears, and DroPE removes "
+        "RoPE's rotations after training, leaving only the causal mask's signal."
     )
-    charts: ClassVar[dict[str, Any]] = {c.key: c for c in (Learned, Sinusoidal, Rope, Alibi, T5)}
+    charts: ClassVar[dict[str, Any]] = {
+        c.key: c for c in (Learned, Sinusoidal, Rope, Alibi, T5, Drope)
+    }
 
     trained_len = param.Selector(
         default=4096,
@@ -106,8 +110,7 @@ class ComparePage(Page):
 
     # ---------------------------------------------------------------- layout
     def _arrange(self, cards: list[pn.viewable.Viewable]) -> pn.viewable.Viewable:
-        # Two columns on a laptop (more would leave each figure too narrow to read;
-        # the fifth card starts a third row), three on a wide screen, all five
-        # side by side on a very wide one.
+        # Two columns on a laptop (more would leave each figure too narrow to read),
+        # three on a wide screen, all six side by side on a very wide one.
         grid = card_grid(*cards, stylesheets=(_GRID_CSS,))
         return pn.Column(grid, summary_card(self), sizing_mode="stretch_width")

@@ -61,7 +61,7 @@ def verdict_html(p: Any, scheme: SchemeColumn) -> str:
     color, background = BADGES[v.kind]
     check = order_check(scheme)
     order = f"Order: “{ORDER_PAIR[0]}” vs “{ORDER_PAIR[1]}” → {_similarity(check.own, ',')}"
-    if scheme.order_causal:
+    if scheme.order_causal and scheme.order_scheme != "none":  # else it is the mask alone
         order += f" (causal mask alone: {similarity(check.without)})"
     return (
         f'{_VERDICT_CSS}<div class="verdict"><span class="badge" style="border-color:{color};'
@@ -74,8 +74,10 @@ def verdict_html(p: Any, scheme: SchemeColumn) -> str:
 def _order_cell(scheme: SchemeColumn) -> str:
     check = order_check(scheme)
     text = _similarity(check.own, ":")
-    if scheme.order_causal:
+    if scheme.order_causal and scheme.order_scheme != "none":
         text += f" with its causal mask (the mask alone: {similarity(check.without)})"
+    elif scheme.order_causal:
+        text += " with the causal mask alone"
     if not np.isnan(check.symmetric):
         text += (
             f"; symmetric −m·|i − j|: {_similarity(check.symmetric, ',')} for this pair — "

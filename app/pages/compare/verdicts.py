@@ -16,12 +16,14 @@ from positional_core.alibi import alibi_distance_shift, alibi_slopes, alibi_weig
 from positional_core.attention import ORDER_PAIR, compare_order_similarity
 from positional_core.extension import (
     band_excess,
+    drope_frequencies,
     never_complete_turn,
     out_of_band,
     trained_max_angle,
 )
 from positional_core.learned import LearnedPositionTable, learned_parameter_count, missing_positions
-from positional_core.relative import t5_new_buckets
+from positional_core.relative import causal_weight, t5_new_buckets
+from positional_core.rope import rope_frequencies
 from positional_core.sinusoidal import sinusoidal_frequencies
 from positional_core.stretch import StretchSchedule, StretchSettings, stretch_schedule
 
@@ -32,6 +34,7 @@ __all__ = [
     "VERDICT_CONTROLS",
     "OrderCheck",
     "Verdict",
+    "drope_counts",
     "no_positions",
     "order_check",
     "rope_schedule",
@@ -214,12 +217,56 @@ def t5_verdict(trained_len: int, target_len: int) -> Verdict:
     return Verdict("fine", "No new bucket past L", detail, short, parameters)
 
 
+@lru_cache(maxsize=_CACHE)
+def drope_counts(trained_len: int, target_len: int, d: int, base: float) -> tuple[int, int]:
+    """Pairs out of band at L′ with the head's rotations, and after DroPE (always 0)."""
+    theta = rope_frequencies(d, float(base))
+    dropped = drope_frequencies(theta)
+    return (
+        int(out_of_band(theta, trained_len, target_len).sum()),
+        int(out_of_band(theta, trained_len, target_len, dropped).sum()),
+    )
+
+
+@lru_cache(maxsize=_CACHE)
+def drope_verdict(trained_len: int, target_len: int, d: int, base: float) -> Verdict:
+    """DroPE (arXiv 2512.12167): the RoPE head of C3 with its rotations removed."""
+    before, after = drope_counts(trained_len, target_len, d, base)
+    pairs = d // 2
+    at_l, at_target = (float(w) for w in causal_weight([trained_len - 1, target_len - 1]))
+    detail = (
+        f"With its rotations this head has <b>{before} of {pairs}</b> pairs out of band at "
+        f"L′; after DroPE <b>{after}</b>: no pair turns, so none can leave its band. "
+        "Position now comes only from the causal mask: query i spreads its attention "
+        f"over the i + 1 keys it sees, 1/(i + 1) each: {sci(at_l)} for the last trained "
+        "query (L − 1)"
+    )
+    if target_len > trained_len:
+        detail += f", {sci(at_target)} at L′ − 1, thinner than any row in training."
+    else:
+        detail += " (L′ = L: no longer row)."
+    detail += (
+        " Its authors report that after a short recalibration at L the model reads "
+        "longer inputs with no long-context finetuning (Gelberg et al. 2025, "
+        "arXiv 2512.12167)."
+    )
+    return Verdict(
+        "fine",
+        "No rotation, so no pair leaves its band",
+        detail,
+        f"0 of {pairs} pairs out of band (no rotations); only 1/(i + 1) from the causal "
+        "mask goes on",
+        "0 (RoPE removed; a short recalibration at L)",
+    )
+
+
 _VERDICTS = {
     "learned": learned_verdict,
     "sinusoidal": sinusoidal_verdict,
     "rope": rope_verdict,
     "alibi": alibi_verdict,
     "t5": t5_verdict,
+    "drope": drope_verdict,
 }
 #: The controls each scheme's verdict reads: its function's parameters, in order.
 VERDICT_CONTROLS: dict[str, tuple[str, ...]] = {

@@ -51,7 +51,10 @@ class ExtensionPage(ModelLoading, ExtensionControls, Page):
         "dimensions, the angles from 0 up to θ<sub>i</sub>·<em>L</em>. Serve it longer and "
         "its slow pairs turn to angles it never saw in training. The scaling methods of a "
         "<code>rope_scaling</code> block slow the pairs down so they stay in that band. Pick a "
-        "real model in the sidebar, or paste its <code>config.json</code> below (E5)."
+        "real model in the sidebar, or paste its <code>config.json</code> below (E5). "
+        "DroPE goes the other way and drops the rotations after training, so no pair turns "
+        "at all: see it beside the other schemes on the "
+        '<a href="?page=compare">Compare</a> page (C6).'
     )
     charts: ClassVar[dict[str, Any]] = {
         "schedule": Schedule,
