@@ -121,10 +121,11 @@ class RelativePage(Page):
     # Bounded numbers get Panel's sliders without being named here.
     widget_specs: ClassVar[dict[str, dict[str, Any]]] = {
         "mode": {"type": pn.widgets.RadioButtonGroup, "color": "primary", "variant": "outline"},
-        "terms_form": {
+        "terms_form": {  # long names: one button a line, so none is cut in a narrow column
             "type": pn.widgets.RadioButtonGroup,
             "color": "primary",
             "variant": "outline",
+            "orientation": "vertical",
         },
         "terms_len": {"throttled": True},
         "offset_range": {"throttled": True},

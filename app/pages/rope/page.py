@@ -176,7 +176,12 @@ class RopePage(Page):
         "d": {"throttled": True},
         "base": {"type": pn.widgets.DiscreteSlider},
         "layout": {"type": pn.widgets.RadioButtonGroup, "color": "primary", "variant": "outline"},
-        "mistake": {"type": pn.widgets.RadioButtonGroup, "color": "primary", "variant": "outline"},
+        "mistake": {  # long names: one button a line, so none is cut in a narrow column
+            "type": pn.widgets.RadioButtonGroup,
+            "color": "primary",
+            "variant": "outline",
+            "orientation": "vertical",
+        },
         "seed": {"type": pn.widgets.IntInput},
         "start": {"type": pn.widgets.IntInput},
         "max_distance": {"throttled": True},

@@ -109,10 +109,12 @@ class SinusoidalPage(Page):
         "d": {"throttled": True},
         "base": {"type": pn.widgets.DiscreteSlider, "throttled": True},
         "max_len": {"throttled": True},
+        # Long names: one button a line, so none is cut in a narrow column.
         "grid_scheme": {
             "type": pn.widgets.RadioButtonGroup,
             "color": "primary",
             "variant": "outline",
+            "orientation": "vertical",
         },
     }
     consistent_on: ClassVar[tuple[str, ...]] = ("n", "d")
