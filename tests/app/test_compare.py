@@ -19,6 +19,7 @@ from app.pages.compare import (
     t5_verdict,
     verdict,
 )
+from app.pages.compare.columns import column as scheme_column
 from app.urlstate import page_query
 from positional_core.alibi import alibi_slopes
 from positional_core.attention import compare_order_similarity
@@ -362,11 +363,13 @@ def test_drope_draws_the_mask_weight_before_and_past_l(trained, target):
     assert drawn(page, "drope", "edge")["x"] == [float(trained)]
 
 
-def test_drope_verdict_counts_the_pairs_before_and_after_and_cites_its_paper(page):
+def test_drope_verdict_counts_the_pairs_before_and_after_and_its_caption_cites_the_paper(page):
     text = _text(verdict(page, "drope").detail)
     theta_out = int(never_complete_turn(1.0 / 10_000 ** (np.arange(64) / 64), 4096).sum())
-    assert f"this head has {theta_out} of 64 pairs out of band at L′; after DroPE 0" in text
-    assert "arXiv 2512.12167" in text
+    assert f"With its rotations {theta_out} of 64 pairs leave their band at L′; after DroPE 0" in (
+        text
+    )
+    assert "arXiv 2512.12167" in scheme_column("drope").caption
     assert verdict(page, "drope").kind == "fine"
     answer = _text(page.drawings["drope"].chart.answer(page))
     assert "with its rotations 18 of 64 pairs leave their band; after DroPE 0" in answer

@@ -1,4 +1,4 @@
-"""Compare page in a real browser: five verdicts, a link, a slider."""
+"""Compare page in a real browser: six verdicts, a link, a slider."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ VERDICTS = (
     "18 of 64 pairs leave their band",
     "Nothing new at any trained distance",
     "No new bucket past L",
+    "No rotation, so no pair leaves its band",
 )
 
 
@@ -22,10 +23,11 @@ def errors(page: Page) -> list[str]:
     return found
 
 
-def test_five_verdicts_and_the_summary(server, page: Page, errors):
+def test_six_verdicts_and_the_summary(server, page: Page, errors):
     page.goto(f"{server['url']}?page=compare")
     page.wait_for_selector("canvas", state="attached", timeout=30_000)
-    for title in ("Learned table", "Sinusoidal codes", "RoPE", "ALiBi", "T5 relative buckets"):
+    titles = ("Learned table", "Sinusoidal codes", "RoPE", "ALiBi", "T5 relative", "DroPE")
+    for title in titles:
         expect(page.locator(".card-title", has_text=title).first).to_be_visible(timeout=30_000)
     for verdict in VERDICTS:
         expect(page.locator(".badge", has_text=verdict)).to_be_visible()
@@ -41,7 +43,7 @@ def test_five_verdicts_and_the_summary(server, page: Page, errors):
              if (m.constructor.__name__ === 'Plot' || m.constructor.__name__ === 'Figure') n++;
            return n; }"""
         )
-        >= 5
+        >= 6
     )
 
     # L′ one step up with the keyboard: 16,384 → 32,768, the verdicts follow.
@@ -58,6 +60,13 @@ def test_five_verdicts_and_the_summary(server, page: Page, errors):
     )
     expect(page.get_by_text("NTK-aware base 82,685")).to_be_visible()
     expect(page.get_by_text("the new distances 4,096 … 32,767 reuse")).to_be_visible()
+    # C6: the dashed line now runs to query 32,767, whose weight the verdict gives.
+    expect(page.get_by_text("3.1 × 10").first).to_be_visible()
+    page.wait_for_function(
+        """() => [...Bokeh.documents[0].all_models].some(m => m.data && m.data.visible
+             && m.data.visible.length && m.data.visible[m.data.visible.length - 1] === 32768)""",
+        timeout=10_000,
+    )
     page.wait_for_url("**target_len=32768*", timeout=10_000)
     assert "Traceback" not in page.content()
     assert errors == []

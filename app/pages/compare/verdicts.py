@@ -234,22 +234,17 @@ def drope_verdict(trained_len: int, target_len: int, d: int, base: float) -> Ver
     before, after = drope_counts(trained_len, target_len, d, base)
     pairs = d // 2
     at_l, at_target = (float(w) for w in causal_weight([trained_len - 1, target_len - 1]))
+    # Short: in the lesson it sits under the figure on one projected screen (the
+    # paper is cited in the card's caption and the lesson's text).
     detail = (
-        f"With its rotations this head has <b>{before} of {pairs}</b> pairs out of band at "
-        f"L′; after DroPE <b>{after}</b>: no pair turns, so none can leave its band. "
-        "Position now comes only from the causal mask: query i spreads its attention "
-        f"over the i + 1 keys it sees, 1/(i + 1) each: {sci(at_l)} for the last trained "
-        "query (L − 1)"
+        f"With its rotations <b>{before} of {pairs}</b> pairs leave their band at L′; after "
+        f"DroPE <b>{after}</b>: no pair turns. Position comes only from the causal mask, "
+        f"1/(i + 1) on each key: {sci(at_l)} at L − 1"
     )
     if target_len > trained_len:
         detail += f", {sci(at_target)} at L′ − 1, thinner than any row in training."
     else:
         detail += " (L′ = L: no longer row)."
-    detail += (
-        " Its authors report that after a short recalibration at L the model reads "
-        "longer inputs with no long-context finetuning (Gelberg et al. 2025, "
-        "arXiv 2512.12167)."
-    )
     return Verdict(
         "fine",
         "No rotation, so no pair leaves its band",
