@@ -70,7 +70,9 @@ def test_changed_in_place_draws_what_a_fresh_plot_draws(slug, seed):
 def test_a_frame_shared_between_sessions_draws_what_each_would_compute(slug):
     """Sessions at the same state of a chart's ``depends`` share its frame (a class
     following its teacher computes a change once): each still draws exactly what
-    it would compute alone, whatever its other controls (a choice, a selection)."""
+    it would compute alone, whatever its other controls (a choice, a selection),
+    and after the session that computed the frame has moved on (a choice's rows
+    are drawn when asked for: they must not read that session's page then)."""
     rng = np.random.default_rng(11)
     checked = 0
     for step in range(4):
@@ -90,6 +92,7 @@ def test_a_frame_shared_between_sessions_draws_what_each_would_compute(slug):
             drawing._memo = None
             shared = drawing.frame()
             assert b.drawings[name].frame() is shared, f"{slug}.{name}: computed twice"
+            a.set_state(**random_values(a, rng, how_many=4, ends=True))
             FRAMES.clear()
             alone = Drawing(type(chart)(), b)
             assert alone.frame() is not shared

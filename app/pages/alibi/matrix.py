@@ -46,13 +46,15 @@ class BiasMatrix(Chart):
     readout_depends = ("heads", "head", "seq_len", "mask", "form")
 
     def frame(self, p: Any) -> Frame:
+        matrices, n = p.head_matrices(), p.seq_len
+
         def images(heads: np.ndarray) -> dict[str, Any]:
-            biases = [drawn_bias(p.matrices(int(head)).bias) for head in heads]
+            biases = [drawn_bias(matrices(int(head)).bias) for head in heads]
             # The colour scale follows the head: ±its largest |bias| (1 for a flat matrix).
             limit = np.array([np.nanmax(np.abs(bias)) for bias in biases])
             limit = limit + (limit == 0)
             return {
-                **image_stack(biases, -0.5, -0.5, p.seq_len, p.seq_len),
+                **image_stack(biases, -0.5, -0.5, n, n),
                 "__low": -limit,
                 "__high": limit,
                 KEY: np.asarray(heads),

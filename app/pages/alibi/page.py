@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import panel as pn
@@ -157,6 +158,14 @@ class AlibiPage(Page):
         """The form drawn: ``form``, except that symmetric attention only has "distance"
         (valid even while the rule that resets ``form`` has not run yet)."""
         return self.form if self.causal else "distance"
+
+    def head_matrices(self) -> Callable[[int], HeadMatrices]:
+        """``head → its matrices`` at the state now. A chart's frame draws its choice
+        rows later, and may be shared with other sessions at the same state
+        (``app.drawing.FRAMES``): its rows must not read this page then."""
+        kept, form = self._heads, self.effective_form
+        heads, seq_len, causal = self.heads, self.seq_len, self.causal
+        return lambda head: kept.matrices(heads, seq_len, causal, head, form)
 
     def matrices(self, head: int, form: str | None = None) -> HeadMatrices:
         """Bias and weights of ``head`` for the current H, T and mask (cached)."""

@@ -65,7 +65,7 @@ class Weights(Chart):
     readout_depends = ("heads", "head", "seq_len", "row", "mask", "form")
 
     def frame(self, p: Any) -> Frame:
-        n = p.seq_len
+        n, causal, head_matrices = p.seq_len, p.causal, p.head_matrices()
         keys = (np.arange(1, p.heads + 1)[:, None] * ROW_STRIDE + np.arange(n)[None, :]).ravel()
 
         def weights_of(pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -73,7 +73,7 @@ class Weights(Chart):
             weights, bias = np.empty((len(pairs), n)), np.empty((len(pairs), n))
             for head in np.unique(heads):  # one cache lookup per head, not per key
                 at = heads == head
-                matrices = p.matrices(int(head))
+                matrices = head_matrices(int(head))
                 weights[at], bias[at] = matrices.weights[rows[at]], matrices.bias[rows[at]]
             return rows, weights, bias
 
@@ -96,7 +96,7 @@ class Weights(Chart):
 
         def masked(pairs: np.ndarray, label: bool = False) -> dict[str, Any]:
             rows = pairs % ROW_STRIDE
-            keep = rows < n - 1 if p.causal else np.zeros(len(rows), dtype=bool)
+            keep = rows < n - 1 if causal else np.zeros(len(rows), dtype=bool)
             if not label:
                 return {
                     "x0": rows[keep] + 0.5,
