@@ -58,6 +58,12 @@ def _nearest(choices: Sequence[str], value: float) -> int:
     return int(np.argmin([abs(_number(c) - value) for c in choices]))
 
 
+def _nearest_count(choices: Sequence[str], count: int) -> int:
+    """The choice nearest ``count`` among "None", "18", "All 64" and the like."""
+    numbers = [0.0 if c == "None" else _number(c.split()[-1]) for c in choices]
+    return int(np.argmin([abs(v - count) for v in numbers]))
+
+
 def _spread(values: Sequence[float]) -> float:
     return float(np.max(values) - np.min(values))
 
@@ -163,10 +169,8 @@ def rope_distance(choices: Sequence[str]) -> Grade:
 
 def band_count(choices: Sequence[str]) -> Grade:
     count = int(out_of_band(rope_frequencies(128), 4096, 16384).sum())
-    numbers = [0.0 if c == "None" else _number(c.split()[-1]) for c in choices]
-    correct = int(np.argmin([abs(v - count) for v in numbers]))
     return Grade(
-        correct,
+        _nearest_count(choices, count),
         f"<b>{count}</b> of 64: the slowest pairs, whose wavelength is longer than 4,096 "
         "positions, never made a full turn in training; at 16,384 they reach angles they never "
         "saw. The fast "
@@ -208,9 +212,8 @@ def drope_band(choices: Sequence[str]) -> Grade:
     theta = rope_frequencies(128)
     before = int(out_of_band(theta, 4096, 16384).sum())
     after = int(out_of_band(theta, 4096, 16384, drope_frequencies(theta)).sum())
-    numbers = [0.0 if c == "None" else _number(c.split()[-1]) for c in choices]
     return Grade(
-        int(np.argmin([abs(v - after) for v in numbers])),
+        _nearest_count(choices, after),
         f"<b>{after}</b>: with the rotations removed no pair turns, so none can leave its "
         f"band (with them, {before} of 64 do). Position then comes only from the causal "
         "mask, and its authors recalibrate the model briefly at the trained length.",
