@@ -162,7 +162,7 @@ class AlibiPage(Page):
     def head_matrices(self) -> Callable[[int], HeadMatrices]:
         """``head → its matrices`` at the state now. A chart's frame draws its choice
         rows later, and may be shared with other sessions at the same state
-        (``app.drawing.FRAMES``): its rows must not read this page then."""
+        (``app.frames.FRAMES``): its rows must not read this page then."""
         kept, form = self._heads, self.effective_form
         heads, seq_len, causal = self.heads, self.seq_len, self.causal
         return lambda head: kept.matrices(heads, seq_len, causal, head, form)
