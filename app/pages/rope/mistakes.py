@@ -3,12 +3,13 @@ speeds from the model width instead of the head size."""
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import holoviews as hv
 import numpy as np
 
-from positional_core.mistakes import shift_changes, width_mistake
+from positional_core.mistakes import WidthMistake, shift_changes, width_mistake
 
 from ...chart import Chart, Frame, padded, padded_data
 from ...look import OKABE_ITO, WARNING, legend_outside, plot_opts
@@ -27,6 +28,21 @@ LONGER = 16384
 SENTENCE = {"n_tokens": 8, "d": 16, "seed": 0}
 
 _X, _Y = hv.Dimension("x"), hv.Dimension("y")
+
+
+# Both mistakes are measured on fixed examples: once per process, not in each
+# session's frame and again in its readout (the values mistake costs ~15 ms).
+@cache
+def _values_measured() -> tuple[np.ndarray, np.ndarray]:
+    right, wrong = shift_changes(SHIFTS, **SENTENCE)
+    right.setflags(write=False)
+    wrong.setflags(write=False)
+    return right, wrong
+
+
+@cache
+def _width_measured() -> WidthMistake:
+    return width_mistake(**LLAMA2, target_len=LONGER)
 
 
 def _curve(color: str, dash: str = "solid", width: float = 2.5) -> Any:
@@ -78,7 +94,7 @@ class Mistakes(Chart):
 
     def frame(self, p: Any) -> Frame:
         if p.mistake == "values":
-            right, wrong = shift_changes(SHIFTS, **SENTENCE)
+            right, wrong = _values_measured()
             floor = 1e-17  # the log axis' floor: a change of exactly 0 is drawn there
             right, wrong = np.maximum(right, floor), np.maximum(wrong, floor)
             return Frame(
@@ -90,7 +106,7 @@ class Mistakes(Chart):
                 x_label="shift k of the whole sentence (positions)",
                 y_label="largest change of an output",
             )
-        w = width_mistake(**LLAMA2, target_len=LONGER)
+        w = _width_measured()
         right, wrong = w.wavelengths
         pairs = np.arange(right.size)
         return Frame(
@@ -105,14 +121,14 @@ class Mistakes(Chart):
 
     def readout(self, p: Any) -> str:
         if p.mistake == "values":
-            right, wrong = shift_changes(SHIFTS, **SENTENCE)
+            right, wrong = _values_measured()
             return (
                 f"Moving the sentence by 1 to {SHIFTS[-1]:,} positions changes an output by at "
                 f"most <b>{difference(float(right.max()))}</b> with RoPE on queries and keys, "
                 f"and by up to <b>{float(wrong.max()):.3g}</b> with the values rotated too: the "
                 "same words mean something else further down the text."
             )
-        w = width_mistake(**LLAMA2, target_len=LONGER)
+        w = _width_measured()
         right, wrong = w.wavelengths
         return (
             f"Llama 2 7B read at {LONGER:,} positions (trained on {LLAMA2['trained_len']:,}): "
@@ -124,7 +140,7 @@ class Mistakes(Chart):
         )
 
     def answer(self, p: Any) -> str:
-        right, wrong = width_mistake(**LLAMA2, target_len=LONGER).wavelengths
+        right, wrong = _width_measured().wavelengths
         return (
             f"About <b>{wrong[-1]:,.1f}</b> instead of {right[-1]:,.0f}: the wrong speeds "
             f"are base<sup>−2i/D</sup> for i &lt; 64, the first 64 of D/2 = 2,048, all fast."
