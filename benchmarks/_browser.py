@@ -605,7 +605,9 @@ def first_load(
 ) -> dict[str, Any]:
     """Navigate to ``url``; time navigation start → every figure drawn, and → the last paint.
 
-    Returns ``{"load_ms", "drawn_ms", "figures", "painted", "complete"}``:
+    Returns ``{"load_ms", "drawn_ms", "server_ms", "html_ms", "figures", "painted",
+    "complete"}``: ``server_ms`` is the first byte of the page (the server builds
+    the session before it answers), ``html_ms`` its last;
     ``drawn_ms`` is the frame after which every figure shows its final
     picture (each figure's first paint at the size it ends with; None if the
     server changed more than text after that), ``load_ms`` the frame after
@@ -635,7 +637,11 @@ def first_load(
             const last = pe.lastActivity();
             if (all && pe.pendingAcks.size === 0 && !pe.busy() && t - last >= quiet) {
               if (await pe.settle(t, quiet, timeout, false)) continue;
+              // The server builds the session before it answers the page's request.
+              const nav = performance.getEntriesByType("navigation")[0];
               return {load_ms: pe.frames.at(-1) ?? last, drawn_ms: pe.drawnAt(plots),
+                      server_ms: nav ? nav.responseStart : null,
+                      html_ms: nav ? nav.responseEnd : null,
                       figures: plots.length,
                       painted: plots.filter(id => pe.painted.has(id)).length, complete: true};
             }
