@@ -107,7 +107,7 @@ class SinusoidalPage(Page):
         "t": POSITION,
         "n": {"throttled": True},
         "d": {"throttled": True},
-        "base": {"type": pn.widgets.DiscreteSlider, "throttled": True},
+        "base": {"type": pn.widgets.DiscreteSlider},
         "max_len": {"throttled": True},
         # Long names: one button a line, so none is cut in a narrow column.
         "grid_scheme": {
