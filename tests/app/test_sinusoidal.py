@@ -438,8 +438,8 @@ def test_large_tables_send_every_step_th_row_and_keep_their_axis(n, d, step):
 
 
 def test_tables_that_fit_draw_every_row_and_say_nothing(page):
-    page.param.update(n=1024, d=64)
-    assert _image(page, "table").shape == (1024, 64)
+    page.param.update(n=512, d=128)  # at both limits: 512 rows, 2**16 cells
+    assert _image(page, "table").shape == (512, 128)
     assert readout(page, "table") == ""
     assert "drawn one row" not in readout(page, "learned")
 
@@ -453,6 +453,7 @@ def test_step_and_axis_follow_n_and_d_when_redrawn_in_place(page):
         (64, 64, 48, 64, 1),
         (4096, 512, 4096, 128, 32),
         (4096, 256, 4096, 256, 16),  # and d
+        (1024, 64, 1024, 512, 2),  # no more rows than about two per pixel
         (128, 512, 100, 128, 1),
     )
     for n, d, max_len, rows, step in changes:

@@ -5,7 +5,7 @@ A table of 4,096 positions × 512 dimensions would be 8 MB per image and
 change, for a figure ~270 px tall that Bokeh draws unsmoothed: the screen
 shows one row in 8–15 anyway, and what a change sends should follow the
 figure's pixels, not the table's size. So a table image holds at most
-:data:`IMAGE_CELLS` cells: one row in ``step`` for the whole table
+:data:`IMAGE_ROWS` rows and :data:`IMAGE_CELLS` cells: one row in ``step`` for the whole table
 (:func:`image_row_step`), and every row in view once the reader zooms in far
 enough (:func:`row_view`, for ``Chart.zoomed``). Hovering names the position
 whose row is drawn under the cursor (:func:`drawn_row_hover`).
@@ -26,6 +26,7 @@ from ...marks import image_columns, js_hover
 __all__ = [
     "DIM",
     "IMAGE_CELLS",
+    "IMAGE_ROWS",
     "LEARNED_PRESETS",
     "POS",
     "drawn_row_hover",
@@ -50,15 +51,25 @@ DIM = hv.Dimension("dimension", label="dimension j")
 #: The figure is about 600 × 300 pixels: more cells than pixels show nothing
 #: more, and zooming in draws every row of the view (``zoomed``).
 IMAGE_CELLS = 2**16
+#: The most rows a table image draws: two per pixel of the ~270 px tall frame
+#: (one per device pixel on a 2× screen). Bokeh draws an image unsmoothed, so
+#: rows past that would never show (at d = 64 they were half the bytes of a change).
+IMAGE_ROWS = 512
+
+
+def row_cap(columns: int) -> int:
+    """The most rows an image of ``columns`` dimensions draws (:data:`IMAGE_ROWS`,
+    :data:`IMAGE_CELLS`)."""
+    return max(1, min(IMAGE_ROWS, IMAGE_CELLS // max(1, columns)))
 
 
 def image_row_step(rows: int, columns: int) -> int:
-    """Draw every ``step``-th row of a ``rows × columns`` table: ≤ :data:`IMAGE_CELLS` cells.
+    """Draw every ``step``-th row of a ``rows × columns`` table: ≤ :func:`row_cap` rows.
 
     >>> image_row_step(64, 64), image_row_step(4096, 64), image_row_step(4096, 512)
-    (1, 4, 32)
+    (1, 8, 32)
     """
-    return max(1, -(-rows // max(1, IMAGE_CELLS // max(1, columns))))
+    return max(1, -(-rows // row_cap(columns)))
 
 
 def view_margin(rows: int) -> int:
@@ -69,12 +80,12 @@ def view_margin(rows: int) -> int:
 
 def full_detail_rows(columns: int) -> int:
     """The most positions a zoomed-in view may span for every row in it to be drawn
-    (with :func:`view_margin` more on each side, all within :data:`IMAGE_CELLS`).
+    (with :func:`view_margin` more on each side, all within :func:`row_cap`).
 
     >>> full_detail_rows(512), full_detail_rows(64)
-    (108, 854)
+    (108, 428)
     """
-    cap = max(1, IMAGE_CELLS // max(1, columns))
+    cap = row_cap(columns)
     rows = cap * 10 // 12
     while rows + 1 + 2 * view_margin(rows + 1) <= cap:
         rows += 1
@@ -85,7 +96,7 @@ def row_view(positions: int, columns: int, low: object, high: object) -> tuple[i
     """``(start, stop, step)`` of the rows to draw for a y view from the browser.
 
     The view is clamped to the table (anything unreadable is the whole table);
-    no view asks for more than :data:`IMAGE_CELLS` cells, and a view that
+    no view asks for more than :func:`row_cap` rows, and a view that
     would not draw more rows than the whole table draws the whole table.
     """
     whole = (0, positions, image_row_step(positions, columns))
