@@ -13,7 +13,7 @@ from bokeh.document import Document
 from panel.io.resources import CDN_DIST
 
 from app import export, standalone
-from app.cards import lede
+from app.cards import is_shown, lede
 from app.main import PAGES, AppShell, build_app, is_true
 
 
@@ -75,7 +75,7 @@ class TestEmbeddedApp:
         assert app.shell.shell_notes and "nope" in app.shell.shell_notes[0]
         assert "whole page" in app.shell.shell_notes[0]
         notice = app.objects[0]
-        assert notice.visible and "&lt;b&gt;" in notice.object  # escaped, shown
+        assert is_shown(notice) and "&lt;b&gt;" in notice.object  # escaped, shown
         assert len(_figure_cards(app)) >= len(app.shell.current.figures)
         assert "figure" not in app.shell.link_query()
 

@@ -13,6 +13,7 @@ import pytest
 from bokeh.models import Legend
 from panel.io.state import set_curdoc
 
+from app.cards import is_shown
 from app.pages.extension import MAX_TARGET, ExtensionPage
 from app.pages.extension.methods import METHOD_FORMULAS, Methods
 from app.pages.extension.models import config_html, model_html, no_rope_html
@@ -804,9 +805,9 @@ def test_only_the_method_s_knobs_are_shown(page):
     sidebar = page.sidebar()
     beta = _widget(sidebar, pn.widgets.FloatSlider, "beta_fast")
     holders = [c for c in sidebar.select(pn.Column) if beta in c.select(pn.widgets.Widget)]
-    assert not all(c.visible for c in holders)
+    assert not all(is_shown(c) for c in holders)
     page.method = "yarn"
-    assert all(c.visible for c in holders)
+    assert all(is_shown(c) for c in holders)
 
 
 def test_the_browser_refuses_uploads_over_the_same_limit_as_the_server():

@@ -17,6 +17,7 @@ from bokeh.document.events import ColumnDataChangedEvent, ColumnsPatchedEvent, M
 from bokeh.models import ColumnDataSource, HoverTool
 from panel.io.state import set_curdoc
 
+from app.cards import is_shown
 from app.main import PAGES
 from app.pages.rope import BASES, FIXED_STARTS, RopePage
 from app.pages.rope.layouts import DIAGRAM_DIM
@@ -230,7 +231,7 @@ class TestOnePair:
         assert (page.m, page.n) == (top, top - 3)
         assert page.r1_notes and f"{top:,}" in page.r1_notes[0]
         notice = page.figures["pair"].extras[1]
-        assert notice.visible and f"{top:,}" in notice.object
+        assert is_shown(notice) and f"{top:,}" in notice.object
         assert page.log == []
         _press(page, "Swap m and n")
         assert page.r1_notes == []

@@ -238,13 +238,23 @@ def figure_data_events(frames: list[str]) -> list[str]:
     ]
 
 
-def visibility_events(frames: list[str]) -> list[str]:
-    """Server → browser events that show or hide a component (each re-lays out the page)."""
-    return [
-        f"{e.get('attr')} = {e.get('new')}"
-        for e in server_events(frames)
-        if e.get("attr") in {"visible", "css_classes"}
-    ]
+_LAYOUT_DOMS = """ids => ids.filter(id => Bokeh.documents.some(doc => {
+  const model = doc.get_model_by_id(id);
+  return model != null && model instanceof Bokeh.Models.get("LayoutDOM");
+}))"""
+
+
+def visibility_events(frames: list[str], page: Page | None = None) -> list[str]:
+    """Server → browser events that show or hide a component (each re-lays out the page).
+
+    With ``page``, only those of layout components (a legend entry's ``visible``
+    changes no layout)."""
+    events = [e for e in server_events(frames) if e.get("attr") in {"visible", "css_classes"}]
+    if page is not None:
+        ids = [e["model"]["id"] for e in events]
+        kept = set(page.evaluate(_LAYOUT_DOMS, ids))
+        events = [e for e in events if e["model"]["id"] in kept]
+    return [f"{e.get('attr')} = {e.get('new')}" for e in events]
 
 
 def open_recording(page: Page, url: str, canvases: int) -> tuple[PageWatch, list[str]]:

@@ -12,7 +12,13 @@ from app.numbers import readable
 from app.pages.extension.shared import sci_hover
 from positional_core.rope import rope_frequencies
 
-from .helpers import SET_SLIDER_JS, figure_data_events, new_server_errors, record_frames
+from .helpers import (
+    SET_SLIDER_JS,
+    figure_data_events,
+    new_server_errors,
+    record_frames,
+    visibility_events,
+)
 
 # Labels of the Bokeh legend items, read from the page's Bokeh documents.
 _LEGEND_LABELS = """
@@ -203,6 +209,28 @@ def test_switching_the_method_lays_no_figure_out_again(server, page: Page, error
         now = page.evaluate(_LEGEND_BOXES)
         assert now["boxes"] == first["boxes"], label
         assert now["layouts"] == 0, f"{label}: a legend asked for {now['layouts']} layouts"
+    assert errors == []
+
+
+def test_yarn_s_ramp_comes_and_goes_without_laying_the_page_out(server, page: Page, errors):
+    """E4 is shown for YaRN only, drawn at its full width when it appears. It is
+    hidden by a style, not ``visible``: a change of ``visible`` makes Bokeh lay out
+    the page's whole root again, every figure (~70 ms a switch on this page)."""
+    frames = record_frames(page)
+    _open(page, f"{server['url']}?page=extension")
+    card = page.locator(".card", has_text="E4 · YaRN's ramp")
+    expect(card).to_be_hidden()
+    frames.clear()
+    _select(page, "Scaling method").select_option(label="YaRN")
+    expect(card).to_be_visible(timeout=10_000)
+    canvas = card.locator("canvas").first
+    page.wait_for_function(
+        "c => c.getBoundingClientRect().width > 400", arg=canvas.element_handle(), timeout=10_000
+    )
+    _select(page, "Scaling method").select_option(label="Llama 3")
+    expect(card).to_be_hidden(timeout=10_000)
+    expect(page.get_by_text("low_freq_factor")).to_be_visible()  # Llama 3's knobs
+    assert visibility_events(frames, page) == []
     assert errors == []
 
 

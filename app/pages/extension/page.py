@@ -25,7 +25,7 @@ import param
 
 from positional_core.stretch import StretchSchedule
 
-from ...cards import card_grid
+from ...cards import card_grid, shown_when
 from ...numbers import readable
 from ...page import Page
 from ...widgets import LogSlider
@@ -229,7 +229,7 @@ class ExtensionPage(ModelLoading, ExtensionControls, Page):
     def _for_methods(self, methods: Collection[str], *items: Any) -> pn.Column:
         return pn.Column(
             *items,
-            visible=self.param.method.rx().rx.pipe(lambda m: m in methods),
+            styles=shown_when(self.param.method.rx().rx.pipe(lambda m: m in methods)),
             sizing_mode="stretch_width",
             margin=0,
         )
