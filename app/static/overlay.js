@@ -1,6 +1,6 @@
-/* Two BokehJS adjustments that let a browser-selected mark repaint only
- * what it changes (issue 8). Both are guarded: if a later BokehJS renames
- * what they wrap, the page works as before, only slower.
+/* Three BokehJS and Panel adjustments that let the page repaint and lay out
+ * only what changed. Each is guarded: if a later BokehJS or Panel renames
+ * what it wraps, the page works as before, only slower.
  *
  * 1. Clip Bokeh's overlay level to the plot frame for glyph renderers.
  *
@@ -20,6 +20,17 @@
  * the bar moved (S2's clock hands: ~8 ms per change of t). Here the bar
  * answers only when its range, display cut-offs or palette differ from the
  * last answer.
+ *
+ * 3. A folded card hides its children without laying out the page.
+ *
+ * Panel's Card hides the children of a collapsed card by setting their
+ * `visible` to false as it renders them, and every such change makes Bokeh
+ * lay out the page's whole root again, every figure included: once per
+ * child of every "More" fold and quick-check answer, 50-300 ms of a page's
+ * first load. A child that is not in the page yet has no layout to redo:
+ * its visibility is set silently, before it renders (it renders hidden).
+ * The server keeps the child's own visibility, which is what the card
+ * restores when the reader opens it.
  */
 (function () {
   "use strict";
@@ -66,12 +77,31 @@
     proto.__peQuietBar = true;
   }
 
+  function quietFoldedCards(proto) {
+    if (!proto || proto.__peQuietCards) return;
+    var set = proto._set_child_visible;
+    if (typeof set !== "function") return;
+    proto._set_child_visible = function (child, visible) {
+      var model = child && child.model;
+      if (!visible && model && model.visible && child.el && !child.el.isConnected &&
+          typeof model.setv === "function") {
+        model.setv({visible: false}, {silent: true});
+        return;
+      }
+      return set.apply(this, arguments);
+    };
+    proto.__peQuietCards = true;
+  }
+
   function patch() {
     var B = window.Bokeh;
     if (!B || !B.Models || !B.Models.get) return false;
     var proto = viewOf(B, "GlyphRenderer");
     if (!proto) return false;
     quietColorBar(viewOf(B, "ColorBar"));
+    var card = viewOf(B, "panel.models.layout.Card");
+    if (!card) return false;  // Panel's models register after Bokeh's
+    quietFoldedCards(card);
     if (proto.__peClipsOverlay) return true;
     var owner = proto;
     while (owner && !Object.getOwnPropertyDescriptor(owner, "needs_clip")) {

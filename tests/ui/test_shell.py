@@ -7,7 +7,9 @@ from urllib.parse import unquote_plus
 
 import param
 import pytest
+from playwright.sync_api import expect
 
+from app.cards import lede
 from app.main import PAGES
 
 from .helpers import PageWatch, deep_count, new_server_errors, open_page, visible_text
@@ -179,3 +181,26 @@ def test_typed_html_is_shown_as_text(page, server):
     assert deep_count(page, "img[src='x']") == 0
     assert deep_count(page, "#injected") == 0
     assert watch.errors == []
+
+
+def test_folded_cards_start_hidden_without_a_message_each_and_still_open(page, server):
+    """A page's "More" folds and quick-check answers render hidden without a
+    ``visible`` change per child: each one sent a message to the server and had
+    Bokeh lay out the whole page again (50–300 ms of a load; app/static/overlay.js).
+    Opening a fold shows its text, closing it hides it again."""
+    sent: list[str] = []
+    page.on(
+        "websocket",
+        lambda ws: ws.on("framesent", lambda f: sent.append(f) if isinstance(f, str) else None),
+    )
+    open_page(page, server["url"] + "?page=rope", min_canvases=8)
+    page.wait_for_timeout(500)
+    assert [f for f in sent if '"visible"' in f] == []
+    folded = lede(PAGES["rope"]().figures["pair"].caption)[1]
+    text = page.get_by_text(re.sub(r"<[^>]+>", "", folded)[:60], exact=False).first
+    expect(text).to_be_hidden()
+    more = page.get_by_role("button", name="More").first
+    more.click()
+    expect(text).to_be_visible(timeout=5_000)
+    more.click()
+    expect(text).to_be_hidden(timeout=5_000)
