@@ -29,6 +29,7 @@ __all__ = [
     "notice_html",
     "notice_pane",
     "quick_check_card",
+    "readout_pane",
     "shown_when",
 ]
 
@@ -254,6 +255,18 @@ def _caption(text: str, margin: tuple[int, ...]) -> pn.pane.HTML:
         stylesheets=[_CAPTION_CSS],
         sizing_mode="stretch_width",
         margin=margin,
+    )
+
+
+def readout_pane(content: Any) -> pn.pane.HTML:
+    """The exact numbers under a figure (``content``: HTML, or a reference to it).
+
+    It keeps the tallest height it has had while the window keeps its width
+    (``pe-readout``, app/static/narrow.js): a line of text more or less would
+    move the page below it, and make Bokeh lay out every figure again.
+    """
+    return pn.pane.HTML(
+        content, sizing_mode="stretch_width", margin=(0, 10), css_classes=["pe-readout"]
     )
 
 

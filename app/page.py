@@ -36,6 +36,7 @@ from .cards import (
     figure_card,
     notice_pane,
     quick_check_card,
+    readout_pane,
 )
 from .chart import Chart, choice_name
 from .drawing import Drawing
@@ -237,10 +238,8 @@ class Page(pn.viewable.Viewer):
         chart = drawing.chart
         readout = None
         if chart.readout_depends is not None:
-            readout = pn.pane.HTML(
-                pn.bind(lambda *_: chart.readout(self), *chart.readout_depends_on(self)),
-                sizing_mode="stretch_width",
-                margin=(0, 10),
+            readout = readout_pane(
+                pn.bind(lambda *_: chart.readout(self), *chart.readout_depends_on(self))
             )
         order = self.control_names()
         return Figure(

@@ -7,6 +7,9 @@
 // and E3's methods on a phone) loses columns, one at a time, until it fits;
 // and a narrow figure's horizontal axis asks for fewer ticks (one per
 // TICK_SPACING px at most), so "10k12k14k" does not run together.
+// A figure's readout keeps the tallest height it has had while the window
+// keeps its width, so the page below it does not jump when a line of its
+// text comes and goes.
 (function () {
   const narrow = window.matchMedia("(max-width: 899px)");
   const MARGIN = 40;  // the page's and the card's padding around a figure
@@ -89,6 +92,54 @@
     }
   }
 
+  // A readout (the exact numbers under a figure, class pe-readout) only grows
+  // between two resizes. A line more or less of text changed the height of its
+  // card and of the page, and Bokeh answers a change of any layout's size by
+  // laying out everything inside it again: every figure of the page, ~20 ms a
+  // change (RoPE's layout, Relative's bucket mode).
+  const READOUT = "pe-readout";
+  let readouts = null;
+  const held = new Set();
+
+  function tallest(entries) {
+    for (const entry of entries) {
+      const el = entry.target;
+      const border = getComputedStyle(el).boxSizing === "border-box";
+      const box = border ? entry.borderBoxSize : entry.contentBoxSize;
+      const height = box && box[0] ? box[0].blockSize : entry.contentRect.height;
+      if (height >= (el.__peTallest || 0) + 1) {
+        el.__peTallest = height;
+        el.style.minHeight = height + "px";
+      }
+    }
+  }
+
+  function holdReadouts(reset) {
+    if (typeof Bokeh === "undefined" || !Bokeh.documents || typeof ResizeObserver === "undefined") {
+      return;
+    }
+    if (readouts === null) { readouts = new ResizeObserver(tallest); }
+    if (reset) {
+      for (const el of held) {
+        el.__peTallest = 0;
+        el.style.minHeight = "";
+      }
+    }
+    for (const doc of Bokeh.documents) {
+      for (const model of doc.all_models) {
+        const classes = model.css_classes;
+        if (!Array.isArray(classes) || !classes.includes(READOUT)) { continue; }
+        const view = Bokeh.index.find_one(model);
+        if (!view || !view.el || held.has(view.el)) { continue; }
+        held.add(view.el);
+        readouts.observe(view.el);
+      }
+    }
+    for (const el of held) {
+      if (!el.isConnected) { readouts.unobserve(el); held.delete(el); }
+    }
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     closeDrawer();
     const main = document.getElementById("main");
@@ -100,10 +151,12 @@
     fitSquareFrames();
     fitLegends(true);  // a wider window may hold the columns again
     spaceTicks(true);  // and the ticks
+    holdReadouts(true);  // and text wraps anew
   });
   setInterval(function () {
     fitSquareFrames();
     fitLegends(false);
     spaceTicks(false);
+    holdReadouts(false);
   }, 500);
 })();

@@ -266,3 +266,31 @@ def test_tick_counts_hold_still_while_a_control_moves(page, server):
         page.wait_for_timeout(400)
     changes = page.evaluate("window.__peTickChanges")
     assert changes == {}, f"tick counts changed while d moved: {changes}"
+
+
+def test_the_page_below_a_readout_holds_still_while_a_control_moves(page, server):
+    """A readout keeps its tallest height until the window's width changes.
+
+    RoPE's layout changes R2's readout by a line (96 ↔ 73 px): every figure below
+    it moved, and Bokeh laid the whole page out again for it (~20 ms a change).
+    """
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_page(page, f"{server['url']}?page=rope", min_canvases=6)
+    page.wait_for_timeout(1500)  # narrow.js has seen the readouts
+    last = page.get_by_text("R8 · ", exact=False).first
+    tops = [last.bounding_box()["y"]]
+    for label in ("half-split", "interleaved", "half-split", "interleaved"):
+        page.get_by_role("button", name=label, exact=True).click()
+        page.wait_for_timeout(800)
+        tops.append(last.bounding_box()["y"])
+    assert len(set(tops)) == 1, f"the last figure's title moved: {tops}"
+    # A new width lets the text wrap anew: the held heights are let go, and
+    # half-split's shorter readout takes its own height.
+    page.get_by_role("button", name="half-split", exact=True).click()
+    page.wait_for_timeout(800)
+    assert last.bounding_box()["y"] == tops[0]
+    page.set_viewport_size({"width": 1000, "height": 800})
+    page.wait_for_timeout(800)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.wait_for_timeout(800)
+    assert last.bounding_box()["y"] < tops[0]
