@@ -605,9 +605,9 @@ def first_load(
 ) -> dict[str, Any]:
     """Navigate to ``url``; time navigation start → every figure drawn, and → the last paint.
 
-    Returns ``{"load_ms", "drawn_ms", "server_ms", "html_ms", "figures", "painted",
-    "complete"}``: ``server_ms`` is the first byte of the page (the server builds
-    the session before it answers), ``html_ms`` its last;
+    Returns ``{"load_ms", "drawn_ms", "server_ms", "figures", "painted", "complete"}``:
+    ``server_ms`` is the page's first byte (the server builds the session before
+    it answers);
     ``drawn_ms`` is the frame after which every figure shows its final
     picture (each figure's first paint at the size it ends with; None if the
     server changed more than text after that), ``load_ms`` the frame after
@@ -641,7 +641,6 @@ def first_load(
               const nav = performance.getEntriesByType("navigation")[0];
               return {load_ms: pe.frames.at(-1) ?? last, drawn_ms: pe.drawnAt(plots),
                       server_ms: nav ? nav.responseStart : null,
-                      html_ms: nav ? nav.responseEnd : null,
                       figures: plots.length,
                       painted: plots.filter(id => pe.painted.has(id)).length, complete: true};
             }

@@ -948,6 +948,23 @@ def load_drawn_ms(load: dict[str, Any]) -> float | None:
     return drawn if drawn is not None else load.get("load_ms")
 
 
+def _work_line(
+    page: str,
+    what: str,
+    ms: float | None,
+    share: str,
+    server: float | None,
+    work: dict[str, float] | None,
+) -> str:
+    """One row of :func:`browser_table`."""
+    work = work or {}
+    return (
+        f"  {page:<11} {what:<17} {_fmt(ms):>5} {share:>6} {_fmt(server):>6}  "
+        + " ".join(f"{work.get(c, 0):>11.1f}" for c in BROWSER_COLUMNS)
+        + f" {sum(work.values()):>6.0f}"
+    )
+
+
 def browser_table(rows: list[Row], loads: list[dict[str, Any]]) -> list[str]:
     """Where each control over budget (and each first load) spends its time: the
     server's answer, the page's main thread by kind of work (``--js-profile``), and
@@ -967,23 +984,15 @@ def browser_table(rows: list[Row], loads: list[dict[str, Any]]) -> list[str]:
     ]
     for r in profiled:
         share = f"{r.p50 / naive:.2f}" if naive and r.p50 else "—"
-        work = r.browser or {}
-        lines.append(
-            f"  {r.page:<11} {r.control:<17} {_fmt(r.p50):>5} {share:>6} "
-            f"{_fmt(r.server_last_ms):>6}  "
-            + " ".join(f"{work.get(c, 0):>11.1f}" for c in BROWSER_COLUMNS)
-            + f" {sum(work.values()):>6.0f}"
-        )
+        lines.append(_work_line(r.page, r.control, r.p50, share, r.server_last_ms, r.browser))
     naive_load = next((load_drawn_ms(x) for x in loads if x["page"] == "naive"), None)
     for load in loaded:
-        work = load["browser"]
         drawn = load_drawn_ms(load)
         share = f"{drawn / naive_load:.1f}" if naive_load and drawn else "—"
         lines.append(
-            f"  {load['page']:<11} {'(first load)':<17} {_fmt(drawn):>5} {share:>6} "
-            f"{_fmt(load.get('server_ms')):>6}  "
-            + " ".join(f"{work.get(c, 0):>11.1f}" for c in BROWSER_COLUMNS)
-            + f" {sum(work.values()):>6.0f}"
+            _work_line(
+                load["page"], "(first load)", drawn, share, load.get("server_ms"), load["browser"]
+            )
         )
     return lines
 

@@ -93,16 +93,8 @@
     proto.__peQuietCards = true;
   }
 
-  function patch() {
-    var B = window.Bokeh;
-    if (!B || !B.Models || !B.Models.get) return false;
-    var proto = viewOf(B, "GlyphRenderer");
-    if (!proto) return false;
-    quietColorBar(viewOf(B, "ColorBar"));
-    var card = viewOf(B, "panel.models.layout.Card");
-    if (!card) return false;  // Panel's models register after Bokeh's
-    quietFoldedCards(card);
-    if (proto.__peClipsOverlay) return true;
+  function clipOverlay(proto) {
+    if (proto.__peClipsOverlay) return;
     var owner = proto;
     while (owner && !Object.getOwnPropertyDescriptor(owner, "needs_clip")) {
       owner = Object.getPrototypeOf(owner);
@@ -116,12 +108,25 @@
       },
     });
     proto.__peClipsOverlay = true;
-    return true;
+  }
+
+  // Each adjustment is made once its class is known; Panel's models register
+  // after Bokeh's. Done when all three are, or after 5 s (a renamed class).
+  function patch() {
+    var B = window.Bokeh;
+    if (!B || !B.Models || !B.Models.get) return false;
+    var glyph = viewOf(B, "GlyphRenderer");
+    var card = viewOf(B, "panel.models.layout.Card");
+    if (glyph) clipOverlay(glyph);
+    quietColorBar(viewOf(B, "ColorBar"));
+    quietFoldedCards(card);
+    return Boolean(glyph && card);
   }
 
   if (!patch()) {
+    var tries = 0;
     var timer = setInterval(function () {
-      if (patch()) clearInterval(timer);
+      if (patch() || ++tries >= 250) clearInterval(timer);
     }, 20);
   }
 })();
