@@ -87,7 +87,8 @@ _PROJECTED = deep_js(
   }
   return {
     over: main.scrollHeight - main.clientHeight,
-    text: text.length ? Math.min(...text.map(el => parseFloat(getComputedStyle(el).fontSize))) : null,
+    text: text.length
+      ? Math.min(...text.map(el => parseFloat(getComputedStyle(el).fontSize))) : null,
     ticks: Math.min(...ticks), legends: legends.length ? Math.min(...legends) : null, toolbars,
     sidebarOpen: document.getElementById('sidebar').getBoundingClientRect().width > 0,
   };
