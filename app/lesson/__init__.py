@@ -31,6 +31,7 @@ from ..urlstate import RESERVED_KEYS, encode_query, page_query, read_query, seri
 from .checks import GRADERS
 from .classroom import Classroom
 from .steps import STEPS, Check, Step
+from .turns import LATER, SOON, TURNS
 
 __all__ = ["STEPS", "Lesson"]
 
@@ -172,7 +173,12 @@ class Lesson(pn.viewable.Viewer):
                 view.visible = False
                 self._body.append(view)
 
-        doc.add_timeout_callback(build, PREPARE_AFTER_MS)
+        # A following student's next step waits for the teacher's and for steps
+        # students must show now (app/lesson/turns.py).
+        later = self.classroom.following and self.classroom.role == "student"
+        doc.add_timeout_callback(
+            lambda: TURNS.add(doc, build, LATER if later else SOON), PREPARE_AFTER_MS
+        )
 
     def apply_query(self, query: Mapping[str, Any]) -> list[str]:
         """Open the step and settings of a link, or join its class; say what was
