@@ -8,8 +8,12 @@ each step ``--dwell`` seconds (a teacher talks about each step) and presses
 Next, ``--steps`` times. For each change it reports when the teacher's page
 showed the new step and when the first, median and last student's session had
 received it (the server's patch that sets "Step N of M"), all from the click.
+Then, on the step it reached, the teacher moves the step's first slider by one
+key ``--values`` times; for each value it reports when each student's session
+had the last message of that change (its figure as well as its control), from
+the key press.
 
-    python benchmarks/follow.py [--students 30] [--steps 5] [--dwell 3] [--servers 1]
+    python benchmarks/follow.py [--students 30] [--steps 5] [--values 3] [--dwell 3] [--servers 1]
 
 The server and the clients share this machine's two cores; the students'
 sessions are built on the server like any other (each has its own figures).
@@ -62,8 +66,11 @@ class _TolerantSession(ClientSession):
     """
 
     skipped = 0
+    #: When this session last received a patch (applied or skipped).
+    patched_at = 0.0
 
     def _handle_patch(self, message: object) -> None:
+        self.patched_at = time.monotonic()
         try:
             super()._handle_patch(message)
         except UnknownReferenceError:
@@ -140,11 +147,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=30)
     parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--values", type=int, default=3, help="control changes after the steps")
     parser.add_argument("--dwell", type=float, default=3.0)
     parser.add_argument("--servers", type=int, default=1, help="processes (2+: through Redis)")
     args = parser.parse_args()
-    if not 1 <= args.students <= 200 or not 1 <= args.steps <= 10 or not 1 <= args.servers <= 4:
-        parser.error("--students 1–200, --steps 1–10, --servers 1–4")
+    if (
+        not 1 <= args.students <= 200
+        or not 1 <= args.steps <= 10
+        or not 0 <= args.values <= 10
+        or not 1 <= args.servers <= 4
+    ):
+        parser.error("--students 1–200, --steps 1–10, --values 0–10, --servers 1–4")
 
     with contextlib.ExitStack() as stack:
         env = {}
@@ -202,6 +215,12 @@ def _lesson(bases: list[str], args: argparse.Namespace) -> list:
                     time.sleep(0.02)
                 times = sorted(t - clicked for t in got)
                 rows.append((step, shown, times))
+            slider = teacher.get_by_role("slider")
+            for value in range(1, 1 + args.values):
+                time.sleep(args.dwell)
+                pressed = time.monotonic()
+                slider.first.press("ArrowRight")
+                rows.append((f"v{value}", None, _settled(groups, pressed, args.students)))
         finally:
             for group in groups:
                 group.stop()
@@ -209,18 +228,31 @@ def _lesson(bases: list[str], args: argparse.Namespace) -> list:
     return rows
 
 
+def _settled(groups: list[Students], since: float, count: int, quiet: float = 1.0) -> list[float]:
+    """Seconds from ``since`` to each student's last message, once none came for ``quiet`` s
+    (the students who had any)."""
+    deadline = since + 30
+    while time.monotonic() < deadline:
+        heard = [s.patched_at for g in groups for s in g.sessions if s.patched_at > since]
+        if len(heard) >= count and time.monotonic() - max(heard) > quiet:
+            break
+        time.sleep(0.05)
+    return sorted(t - since for t in heard)
+
+
 def _report(rows: list, args: argparse.Namespace) -> None:
     if _TolerantSession.skipped:
         print(f"(the clients skipped {_TolerantSession.skipped} patches they could not apply)")
     print(f"\n{'step':>4} | teacher shows | students with it | first | median | last (s)")
     for step, shown, times in rows:
+        teacher = "–" if shown is None else f"{shown:.3f}"
         if times:
             print(
-                f"{step:>4} | {shown:13.3f} | {len(times):>7} of {args.students:<4} | "
+                f"{step:>4} | {teacher:>13} | {len(times):>7} of {args.students:<4} | "
                 f"{times[0]:.3f} | {statistics.median(times):.3f} | {times[-1]:.3f}"
             )
         else:
-            print(f"{step:>4} | {shown:13.3f} | {0:>7} of {args.students:<4} | – | – | –")
+            print(f"{step:>4} | {teacher:>13} | {0:>7} of {args.students:<4} | – | – | –")
     last = [times[-1] for _, _, times in rows if len(times) == args.students]
     if len(last) == len(rows):
         print(f"\nlast student, worst change: {max(last):.3f} s (budget 1 s)")
