@@ -31,7 +31,7 @@ from ..urlstate import RESERVED_KEYS, encode_query, page_query, read_query, seri
 from .checks import GRADERS
 from .classroom import Classroom
 from .steps import STEPS, Check, Step
-from .turns import LATER, SOON, TURNS
+from .turns import LATER, SOON, in_turn
 
 __all__ = ["STEPS", "Lesson"]
 
@@ -177,7 +177,7 @@ class Lesson(pn.viewable.Viewer):
         # students must show now (app/lesson/turns.py).
         later = self.classroom.following and self.classroom.role == "student"
         doc.add_timeout_callback(
-            lambda: TURNS.add(doc, build, LATER if later else SOON), PREPARE_AFTER_MS
+            lambda: in_turn(doc, build, LATER if later else SOON), PREPARE_AFTER_MS
         )
 
     def apply_query(self, query: Mapping[str, Any]) -> list[str]:

@@ -19,7 +19,7 @@ from panel.io.state import set_curdoc
 
 from ..cards import notice_html
 from .rooms import CODE_LENGTH, Rooms, RoomsError, rooms_available, rooms_for
-from .turns import NOW, TURNS
+from .turns import NOW, in_turn
 
 __all__ = ["Classroom"]
 
@@ -135,7 +135,7 @@ class Classroom(param.Parameterized):
 
         # Into the server's loop first (Redis delivers on a thread of its own),
         # then in turn with the other sessions' builds (app/lesson/turns.py).
-        self._doc.add_next_tick_callback(lambda: TURNS.add(self._doc, run, NOW))
+        self._doc.add_next_tick_callback(lambda: in_turn(self._doc, run, NOW))
 
     def _follow(self, state: dict[str, str]) -> None:
         if self.following and self.role == "student":

@@ -7,12 +7,13 @@ the server's loop all at once, thirty students' builds held it for seconds at
 a time, and the teacher's own next click, and students who only had to unhide
 a prepared step, waited behind them.
 
-:data:`TURNS` runs such work one job per turn of the loop, so that whatever
+:func:`in_turn` runs such work one job per turn of the loop, so that whatever
 else came in (a click, a websocket message) is read between two jobs, and
 picks the most needed job first: a step a student must show now (``NOW``),
 then a teacher's or a lone student's next step (``SOON``), then a following
 student's next step (``LATER``). Each job runs with its session's document
-locked, as Bokeh runs a session's callbacks.
+locked, as Bokeh runs a session's callbacks. Each server loop has a queue of
+its own (a process may serve from more than one, as tests do).
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 from tornado.ioloop import IOLoop
 
-__all__ = ["LATER", "NOW", "SOON", "TURNS", "Turns"]
+__all__ = ["LATER", "NOW", "SOON", "Turns", "in_turn"]
 
 NOW, SOON, LATER = 0, 1, 2
 #: After a job this long (s), the loop gets a moment of its own before the next.
@@ -87,5 +89,13 @@ class Turns:
             self._next()
 
 
-#: The process's one queue (sessions of one process share its loop).
-TURNS = Turns()
+_QUEUES: weakref.WeakKeyDictionary[IOLoop, Turns] = weakref.WeakKeyDictionary()
+
+
+def in_turn(doc: Any, job: Callable[[], None], priority: int = LATER) -> None:
+    """Run ``job`` on ``doc`` in turn with the other sessions of this server's loop
+    (call on that loop, from a session's callback)."""
+    loop = IOLoop.current()
+    if loop not in _QUEUES:
+        _QUEUES[loop] = Turns()
+    _QUEUES[loop].add(doc, job, priority)
