@@ -166,7 +166,7 @@ class Lesson(pn.viewable.Viewer):
             return
 
         def build() -> None:
-            if number in self._views:
+            if number in self._views or number != self.step + 1:  # built, or moved on
                 return
             with set_curdoc(doc), one_update():
                 view = self.step_view(number)

@@ -54,6 +54,7 @@ class Classroom(param.Parameterized):
         self._rooms = rooms if rooms is not None else rooms_for()
         self._token = ""
         self._handle: int | None = None
+        self._newest: dict[str, str] | None = None  # the teacher's state, not yet shown
         self._doc = pn.state.curdoc if pn.state.curdoc and pn.state.curdoc.session_context else None
 
     # ------------------------------------------------------------------ roles
@@ -128,14 +129,24 @@ class Classroom(param.Parameterized):
         if self._doc is None:
             self._follow(state)
             return
-
-        def run() -> None:
-            with set_curdoc(self._doc):
-                self._follow(state)
-
         # Into the server's loop first (Redis delivers on a thread of its own),
         # then in turn with the other sessions' builds (app/lesson/turns.py).
-        self._doc.add_next_tick_callback(lambda: in_turn(self._doc, run, NOW))
+        self._doc.add_next_tick_callback(lambda: self._queue(state))
+
+    def _queue(self, state: dict[str, str]) -> None:
+        # Each state is the teacher's whole step and settings: a student still
+        # waiting for a turn when the teacher moves on shows only the newest,
+        # instead of building every step the teacher passed through.
+        waiting = self._newest is not None
+        self._newest = state
+        if not waiting:
+            in_turn(self._doc, self._run, NOW)
+
+    def _run(self) -> None:
+        state, self._newest = self._newest, None
+        if state is not None:
+            with set_curdoc(self._doc):
+                self._follow(state)
 
     def _follow(self, state: dict[str, str]) -> None:
         if self.following and self.role == "student":

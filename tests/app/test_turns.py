@@ -6,9 +6,12 @@ import asyncio
 import threading
 
 from bokeh.server.server import Server
+from panel.io.state import set_curdoc
 from tornado.httpclient import AsyncHTTPClient
 from tornado.ioloop import IOLoop
 
+from app.lesson.classroom import Classroom
+from app.lesson.rooms import Rooms
 from app.lesson.turns import LATER, NOW, SOON, STALLED_S, Turns
 
 
@@ -81,3 +84,35 @@ def test_the_most_needed_job_runs_first_one_per_turn_and_an_ended_session_holds_
         assert len(turns) == 0
 
     _served(3, work)
+
+
+def test_a_student_behind_the_teacher_shows_only_the_teachers_newest_state():
+    async def work(server, loop) -> None:
+        teacher_doc, student_doc = (s.document for s in server.get_sessions("/t"))
+        rooms, shown, sent = Rooms(), [], []
+
+        def teachers_state() -> dict[str, str]:
+            sent.append({"step": str(len(sent) + 1)})
+            return sent[-1]
+
+        with set_curdoc(teacher_doc):
+            teacher = Classroom(teachers_state, lambda _s: None, rooms)
+            teacher.start()
+        with set_curdoc(student_doc):
+            student = Classroom(lambda: {}, shown.append, rooms)
+            student.join(teacher.room)
+        assert shown == [sent[-1]]  # the room's state when the student came in
+        for _ in range(3):  # three steps before the student's session had a turn
+            teacher.changed()
+        newest = sent[-1]
+        started = loop.time()
+        while shown[-1] != newest and loop.time() - started < 5:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)
+        assert shown == [sent[-4], newest]
+        teacher.changed()  # caught up, the next change is shown as it comes
+        while shown[-1] != sent[-1] and loop.time() - started < 5:
+            await asyncio.sleep(0.01)
+        assert shown == [sent[-5], newest, sent[-1]] and student.role == "student"
+
+    _served(2, work)
