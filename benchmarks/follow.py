@@ -4,8 +4,8 @@ Serves the app, opens one teacher in headless Chromium (who presses "Start a
 class") and ``--students`` light students: Bokeh websocket clients
 (``bokeh.client.pull_session``), each a full server session of the lesson that
 follows the room, with no browser drawing anything. The teacher then stays on
-each step ``--dwell`` seconds (a teacher talks about each step) and presses
-Next, ``--steps`` times. For each change it reports when the teacher's page
+each step ``--dwell`` seconds once every student has it (a teacher talks about
+each step) and presses Next, ``--steps`` times. For each change it reports when the teacher's page
 showed the new step and when the first, median and last student's session had
 received it (the server's patch that sets "Step N of M"), all from the click.
 Then, on the step it reached, the teacher moves the step's first slider by one
