@@ -40,13 +40,14 @@ log = logging.getLogger(__name__)
 
 
 class Turns:
-    """A queue of session jobs run one per turn of the server's loop."""
+    """A queue of session jobs run one per turn of the server's loop (the loop
+    current when it is made)."""
 
     def __init__(self) -> None:
+        self._loop = IOLoop.current()
         self._jobs: list[tuple[int, int, Any, Callable[[], None]]] = []
         self._order = itertools.count()
         self._current: object | None = None  # the job given a turn, until it ends
-        self._loop: IOLoop | None = None
 
     def __len__(self) -> int:
         return len(self._jobs)
@@ -56,7 +57,6 @@ class Turns:
         server's loop (from a session's callback)."""
         heapq.heappush(self._jobs, (priority, next(self._order), doc, job))
         if self._current is None:
-            self._loop = IOLoop.current()
             self._current = object()
             self._loop.add_callback(self._next)
 
