@@ -28,12 +28,12 @@ from ..cards import figure_card, notice_pane
 from ..page import Page
 from ..respond import one_update
 from ..urlstate import RESERVED_KEYS, encode_query, page_query, read_query, serialise_value
-from .checks import GRADERS
 from .classroom import Classroom
-from .steps import STEPS, Check, Step
+from .question import check_view, choices_a_row
+from .steps import STEPS, Step
 from .turns import LATER, SOON, in_turn
 
-__all__ = ["STEPS", "Lesson"]
+__all__ = ["STEPS", "Lesson", "check_view"]
 
 #: The step's title at the size of a page's title; the line above it smaller.
 _HEADING_CSS = """
@@ -60,11 +60,6 @@ SIDE, PRESENT_SIDE = 320, 420
 _PRESENT_TEXT_CSS = ".step-text { max-width: none; margin-block: 0; }"
 #: The navigation's buttons and "Step N of M" wrap on a narrow phone.
 _WRAP_CSS = ":host { flex-wrap: wrap; align-items: flex-start; }"
-_CHECK_CSS = """
-:host { border-left: 4px solid #0072B2; background: rgba(0, 114, 178, 0.07); border-radius: 4px; }
-.right, .wrong { font-weight: 650; }
-p { margin-block: 0.35em; }
-"""
 #: How long after a step is shown the next one is built, hidden (the browser
 #: draws the shown one first).
 PREPARE_AFTER_MS = 400
@@ -254,7 +249,7 @@ class Lesson(pn.viewable.Viewer):
             )
             side = pn.Column(
                 page.param_group(spec.controls, margin=(5, 0)),
-                check_view(spec.check, columns=_columns(spec.check) if self.present else 1),
+                check_view(spec.check, columns=choices_a_row(spec.check) if self.present else 1),
                 link,
                 sizing_mode="stretch_width",
                 margin=(6, 6),
@@ -360,48 +355,3 @@ class Lesson(pn.viewable.Viewer):
         return pn.Row(
             pn.Column(self.sidebar(), width=300), self.content(), sizing_mode="stretch_width"
         )
-
-
-def _columns(check: Check) -> int:
-    """How many choices stand in a row of the projected side column: four
-    numbers, two short phrases, else one."""
-    longest = max(len(c) for c in check.choices)
-    return 4 if longest <= 6 else 2 if longest <= 18 else 1
-
-
-def check_view(check: Check, columns: int = 1) -> pn.Column:
-    """The question, one button per choice (``columns`` a row), and the feedback
-    the core computes on a click."""
-    feedback = pn.pane.HTML(
-        "", sizing_mode="stretch_width", margin=(0, 12, 8, 12), stylesheets=[_CHECK_CSS]
-    )
-
-    def choose(index: int) -> None:
-        grade = GRADERS[check.grade](check.choices)
-        chosen = html.escape(check.choices[index])
-        if index == grade.correct:
-            verdict = f'<span class="right">Right: {chosen}.</span>'
-        else:
-            right = html.escape(check.choices[grade.correct])
-            verdict = f'<span class="wrong">Not {chosen}:</span> the answer is {right}.'
-        feedback.object = f'<p role="status">{verdict} {grade.why}</p>'
-
-    buttons = []
-    for i, choice in enumerate(check.choices):
-        button = pn.widgets.Button(
-            label=choice, color="light", sizing_mode="stretch_width", margin=(2, 10)
-        )
-        button.on_click(lambda _e, i=i: choose(i))
-        buttons.append(button)
-    return pn.Column(
-        pn.pane.HTML(
-            f"<p><b>{html.escape(check.label)}.</b> {check.question}</p>",
-            sizing_mode="stretch_width",
-            margin=(4, 12, 0, 12),
-        ),
-        pn.GridBox(*buttons, ncols=columns, sizing_mode="stretch_width"),
-        feedback,
-        sizing_mode="stretch_width",
-        margin=(6, 6, 4, 6),
-        stylesheets=[_CHECK_CSS],
-    )
