@@ -11,7 +11,8 @@ received it (the server's patch that sets "Step N of M"), all from the click.
 Then, on the step it reached, the teacher moves the step's first slider by one
 key ``--values`` times; for each value it reports when each student's session
 had the last message of that change (its figure as well as its control), from
-the key press.
+the key press. It also reports the servers' memory with the teacher alone, once
+the class has joined, and at the end (per student beyond the teacher's).
 
     python benchmarks/follow.py [--students 30] [--steps 5] [--values 3] [--dwell 3] [--servers 1]
 
@@ -37,6 +38,7 @@ import time
 from pathlib import Path
 
 import panel.models
+import psutil
 from bokeh.client import ClientSession
 from bokeh.client.util import websocket_url_for_server_url
 from bokeh.core.serialization import UnknownReferenceError
@@ -153,11 +155,11 @@ def main() -> None:
     args = parser.parse_args()
     if (
         not 1 <= args.students <= 200
-        or not 1 <= args.steps <= 10
+        or not 1 <= args.steps <= 14
         or not 0 <= args.values <= 10
         or not 1 <= args.servers <= 4
     ):
-        parser.error("--students 1–200, --steps 1–10, --values 0–10, --servers 1–4")
+        parser.error("--students 1–200, --steps 1–14, --values 0–10, --servers 1–4")
 
     with contextlib.ExitStack() as stack:
         env = {}
@@ -175,6 +177,7 @@ def _lesson(bases: list[str], args: argparse.Namespace) -> list:
         teacher = browser.new_page(viewport={"width": 1280, "height": 800})
         teacher.goto(f"{base}/app?page=lesson&step=1")
         teacher.get_by_role("button", name="Start a class").click()
+        alone = _server_mb()
         link = teacher.get_by_role("link", name=re.compile(r"^\?page=lesson&room="))
         code = link.first.get_attribute("href", timeout=30_000).rsplit("=", 1)[1]
         started = time.monotonic()
@@ -191,6 +194,7 @@ def _lesson(bases: list[str], args: argparse.Namespace) -> list:
             f"{args.students} students joined room {code} on {len(bases)} server(s) "
             f"in {time.monotonic() - started:.1f} s"
         )
+        memory = [("the teacher alone", alone), ("the class joined", _server_mb())]
 
         rows = []
         try:
@@ -221,11 +225,36 @@ def _lesson(bases: list[str], args: argparse.Namespace) -> list:
                 pressed = time.monotonic()
                 slider.first.press("ArrowRight")
                 rows.append((f"v{value}", None, _settled(groups, pressed, args.students)))
+            memory.append((f"after {args.steps} steps", _server_mb()))
+            _report_memory(memory, args.students)
         finally:
             for group in groups:
                 group.stop()
             browser.close()
     return rows
+
+
+def _server_mb() -> float:
+    """The servers' resident memory (MB): this process's children that serve the app."""
+    total = 0
+    for child in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            line = child.cmdline()
+            if "panel" in line and "serve" in line:
+                total += child.memory_info().rss
+    return total / 2**20
+
+
+def _report_memory(memory: list[tuple[str, float]], students: int) -> None:
+    """Server memory at each moment, and per student beyond the teacher's."""
+    base = memory[0][1]
+    print(
+        "\nserver memory: "
+        + "; ".join(
+            f"{label} {mb:.0f} MB" + (f" (+{(mb - base) / students:.1f} MB a student)" if i else "")
+            for i, (label, mb) in enumerate(memory)
+        )
+    )
 
 
 def _settled(groups: list[Students], since: float, count: int, quiet: float = 1.0) -> list[float]:

@@ -63,13 +63,6 @@ _WRAP_CSS = ":host { flex-wrap: wrap; align-items: flex-start; }"
 #: How long after a step is shown the next one is built, hidden (the browser
 #: draws the shown one first).
 PREPARE_AFTER_MS = 400
-#: Steps this close to the one shown stay in the page, hidden (Previous and
-#: the prepared Next only unhide them); farther ones leave it, and their pages
-#: keep their settings. Each step the page holds makes every later build walk
-#: its models again (Panel's pass for browser callbacks, Bokeh's model graph):
-#: a step built into a page holding all fifteen took 270–430 ms against
-#: 100–280 ms into one holding only itself.
-KEEP_NEAR = 1
 #: Class names lesson.js finds the buttons by (the ← / → keys press them).
 NEXT_CLASS, PREVIOUS_CLASS = "lesson-next", "lesson-previous"
 
@@ -151,53 +144,35 @@ class Lesson(pn.viewable.Viewer):
         self._tell()
 
     def _show(self) -> None:
-        """Show the step's view. The steps next to it stay in the page, hidden: going
+        """Show the step's view. Views already built stay in the page, hidden: going
         back, or on to the step prepared in advance, sends no figure again."""
         shown = self.step_view(self.step)
         if not any(v is shown for v in self._body.objects):
             self._body.append(shown)
         for view in self._body.objects:
             view.visible = view is shown
+        self._prepare(self.step + 1)
+
+    def _prepare(self, number: int) -> None:
+        """Build step ``number``'s view, hidden, once the shown step is on screen (a
+        served session): Next, or a class following its teacher, then only unhides it."""
         doc = pn.state.curdoc
-        if doc is not None and doc.session_context:
-            self._arrange_later(doc)
-        else:
-            self._arrange(prepare=False)
+        if number > len(STEPS) or number in self._views or doc is None or not doc.session_context:
+            return
 
-    def _placed(self) -> dict[int, pn.viewable.Viewable]:
-        """The steps whose views are in the page now (shown or hidden), by number."""
-        inside = {id(v) for v in self._body.objects}
-        return {n: v for n, v in self._views.items() if id(v) in inside}
-
-    def _arrange(self, prepare: bool) -> None:
-        """Keep only the steps next to the one shown in the page; with ``prepare``,
-        build the next step there, hidden (Next, or the teacher, then only unhides it)."""
-        placed = self._placed()
-        kept = [v for n, v in placed.items() if abs(n - self.step) <= KEEP_NEAR]
-        number = self.step + 1
-        if prepare and number <= len(STEPS) and number not in placed:
-            view = self.step_view(number)
-            view.visible = False
-            kept.append(view)
-        if [id(v) for v in kept] != [id(v) for v in self._body.objects]:
-            self._body.objects = kept
-
-    def _arrange_later(self, doc: Any) -> None:
-        """:meth:`_arrange` once the shown step is on screen: a change to the page's
-        steps makes the browser redraw their column, so it never rides with a step's
-        switch."""
-        step = self.step
-
-        def arrange() -> None:
-            if self.step == step:  # else moved on: the new step arranges
-                with set_curdoc(doc), one_update():
-                    self._arrange(prepare=True)
+        def build() -> None:
+            if number in self._views or number != self.step + 1:  # built, or moved on
+                return
+            with set_curdoc(doc), one_update():
+                view = self.step_view(number)
+                view.visible = False
+                self._body.append(view)
 
         # A following student's next step waits for the teacher's and for steps
         # students must show now (app/lesson/turns.py).
         later = self.classroom.following and self.classroom.role == "student"
         doc.add_timeout_callback(
-            lambda: in_turn(doc, arrange, LATER if later else SOON), PREPARE_AFTER_MS
+            lambda: in_turn(doc, build, LATER if later else SOON), PREPARE_AFTER_MS
         )
 
     def apply_query(self, query: Mapping[str, Any]) -> list[str]:

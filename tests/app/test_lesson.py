@@ -8,9 +8,6 @@ from urllib.parse import parse_qsl
 import numpy as np
 import panel as pn
 import pytest
-from bokeh.document import Document
-from bokeh.models import Plot, Slider
-from panel.io.state import set_curdoc
 
 from app.lesson import STEPS, Lesson, check_view
 from app.lesson.checks import GRADERS
@@ -188,36 +185,3 @@ def test_the_presenter_view_is_kept_in_links_and_shows_figures_without_their_cap
     assert not cards[0].select(pn.pane.LaTeX) and cards[1].select(pn.pane.LaTeX)  # formulas
     grids = [v.select(pn.GridBox)[-1] for v in (projected, plain)]
     assert [g.ncols for g in grids] == [4, 1]  # 0.479, 0.878, −0.479, 0 on one row
-
-
-def _walk(lesson: Lesson, numbers) -> None:
-    for number in numbers:
-        lesson.step = number
-
-
-def _plots(doc: Document) -> int:
-    return len(list(doc.select({"type": Plot})))
-
-
-def test_the_page_holds_only_the_steps_beside_the_shown_one_and_a_step_keeps_its_settings():
-    """Each step left in the document makes every later build walk its models
-    again; a step the class comes back to is drawn again at the settings it had."""
-    walked, fresh = Document(), Document()
-    with set_curdoc(walked):
-        lesson = Lesson(PAGES)
-        walked.add_root(lesson.__panel__().get_root(walked))
-        page = lesson.step_page(2)
-        _walk(lesson, [2])
-        page.t = 37
-        _walk(lesson, range(3, len(STEPS) + 1))
-        held = _plots(walked)
-    with set_curdoc(fresh):
-        other = Lesson(PAGES, step=len(STEPS))
-        fresh.add_root(other.__panel__().get_root(fresh))
-        _walk(other, [len(STEPS) - 1])  # the shown step and the one before it
-        assert held == _plots(fresh) > 0
-    with set_curdoc(walked):
-        _walk(lesson, [2])
-        sliders = [s for s in walked.select({"type": Slider}) if s.value == 37]
-        assert page.t == 37 and sliders, "step 2 drawn again at the value it was left at"
-        assert _plots(walked) <= held
