@@ -237,6 +237,17 @@ def stop_process(process: subprocess.Popen, timeout: float = 10) -> None:
         process.wait(5)
 
 
+def resident_bytes(processes: Sequence[Any]) -> int:
+    """The resident memory of ``processes`` (``psutil.Process``), those that ended left out."""
+    import psutil  # only the memory reports need it
+
+    total = 0
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            total += process.memory_info().rss
+    return total
+
+
 def _tail(log: Path | None, chars: int = 3000) -> str:
     if log is None or not log.exists():
         return "(no log)"

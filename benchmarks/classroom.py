@@ -69,6 +69,7 @@ from benchmarks._browser import (
     chromium_path,
     free_port,
     percentile,
+    resident_bytes,
     stop_process,
     wait_until_up,
 )
@@ -115,11 +116,7 @@ class Server:
         return [root, *root.children(recursive=True)]
 
     def rss(self) -> int:
-        total = 0
-        for proc in self.tree():
-            with contextlib.suppress(psutil.Error):
-                total += proc.memory_info().rss
-        return total
+        return resident_bytes(self.tree())
 
     def log_offset(self) -> int:
         return self.log.stat().st_size

@@ -49,7 +49,8 @@ from tornado.ioloop import IOLoop
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._browser import launch, redis_server, served
+from app.lesson import STEPS
+from benchmarks._browser import launch, redis_server, resident_bytes, served
 
 # The clients decode every model a lesson's document holds: Panel's own, which
 # Panel imports only as a page needs them.
@@ -155,11 +156,11 @@ def main() -> None:
     args = parser.parse_args()
     if (
         not 1 <= args.students <= 200
-        or not 1 <= args.steps <= 14
+        or not 1 <= args.steps < len(STEPS)
         or not 0 <= args.values <= 10
         or not 1 <= args.servers <= 4
     ):
-        parser.error("--students 1–200, --steps 1–14, --values 0–10, --servers 1–4")
+        parser.error(f"--students 1–200, --steps 1–{len(STEPS) - 1}, --values 0–10, --servers 1–4")
 
     with contextlib.ExitStack() as stack:
         env = {}
@@ -236,13 +237,12 @@ def _lesson(bases: list[str], args: argparse.Namespace) -> list:
 
 def _server_mb() -> float:
     """The servers' resident memory (MB): this process's children that serve the app."""
-    total = 0
+    servers = []
     for child in psutil.Process().children(recursive=True):
         with contextlib.suppress(psutil.Error):
-            line = child.cmdline()
-            if "panel" in line and "serve" in line:
-                total += child.memory_info().rss
-    return total / 2**20
+            if {"panel", "serve"} <= set(child.cmdline()):
+                servers.append(child)
+    return resident_bytes(servers) / 2**20
 
 
 def _report_memory(memory: list[tuple[str, float]], students: int) -> None:
