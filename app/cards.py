@@ -258,7 +258,7 @@ def _caption(text: str, margin: tuple[int, ...]) -> pn.pane.HTML:
     )
 
 
-def readout_pane(content: Any) -> pn.pane.HTML:
+def readout_pane(content: Any, css: str = "") -> pn.pane.HTML:
     """The exact numbers under a figure (``content``: HTML, or a reference to it).
 
     It keeps the tallest height it has had while the window keeps its width
@@ -266,7 +266,11 @@ def readout_pane(content: Any) -> pn.pane.HTML:
     move the page below it, and make Bokeh lay out every figure again.
     """
     return pn.pane.HTML(
-        content, sizing_mode="stretch_width", margin=(0, 10), css_classes=["pe-readout"]
+        content,
+        sizing_mode="stretch_width",
+        margin=(0, 10),
+        css_classes=["pe-readout"],
+        stylesheets=[css] if css else [],
     )
 
 

@@ -122,6 +122,9 @@ class Chart:
     options: ClassVar[dict[str, Any]] = {}
     #: The controls the readout under the figure depends on (None: no readout).
     readout_depends: ClassVar[tuple[str, ...] | None] = None
+    #: CSS for the readout's own classes: a stylesheet of its pane, set once, so a
+    #: change sends and styles only the new text.
+    readout_css: ClassVar[str] = ""
     #: A quick-check question about this figure ("" for none), and the controls
     #: its computed answer follows.
     question: ClassVar[str] = ""

@@ -239,7 +239,8 @@ class Page(pn.viewable.Viewer):
         readout = None
         if chart.readout_depends is not None:
             readout = readout_pane(
-                pn.bind(lambda *_: chart.readout(self), *chart.readout_depends_on(self))
+                pn.bind(lambda *_: chart.readout(self), *chart.readout_depends_on(self)),
+                chart.readout_css,
             )
         order = self.control_names()
         return Figure(

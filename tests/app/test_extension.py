@@ -466,8 +466,13 @@ def test_deepseek_v3_attention_formula_is_the_mscale_ratio(page):
         f"Attention factor, the mscale / mscale_all_dim ratio{ratio:.6g}"
     )
     page.attention_factor = 1.25  # given: it overrides both rules
-    assert r"\text{attention\_factor} = 1.25" in formula.object and "given" in formula.object
+    assert r"\text{attention factor} = \text{attention\_factor}" in formula.object
+    assert "given" in formula.object and "mscale" not in formula.object
     assert _attention_row(page).startswith("Attention factor, given by attention_factor1.25")
+    given = formula.object
+    page.attention_factor = 1.5  # the value is the readout's: the formula is not set again
+    assert formula.object == given
+    assert _attention_row(page).startswith("Attention factor, given by attention_factor1.5")
 
 
 def test_the_method_formula_follows_the_method(page):

@@ -10,7 +10,7 @@ from bokeh.models import NumeralTickFormatter
 from ...chart import Chart
 from ...look import plot_opts
 from .columns import SCHEME_COLUMNS, column
-from .summary import verdict_html
+from .summary import VERDICT_CSS, verdict_html
 from .verdicts import VERDICT_CONTROLS
 
 __all__ = ["SMALL", "SchemeChart", "short_ticks"]
@@ -26,6 +26,7 @@ class SchemeChart(Chart):
     caption and formula are its column's, its readout the column's verdict."""
 
     key: ClassVar[str] = ""
+    readout_css: ClassVar[str] = VERDICT_CSS
 
     def __init_subclass__(cls, key: str, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -15,7 +15,7 @@ from ...numbers import ROUNDING, similarity
 from .columns import SCHEME_COLUMNS, SchemeColumn
 from .verdicts import VERDICT_CONTROLS, no_positions, order_check, verdict
 
-__all__ = ["summary_card", "summary_table", "verdict_html"]
+__all__ = ["VERDICT_CSS", "summary_card", "summary_table", "verdict_html"]
 
 #: Verdict kinds → (edge colour, background): colour-blind safe, the text keeps
 #: the theme's colour (readable on light and dark), and every badge says its
@@ -26,13 +26,12 @@ BADGES = {
     "fine": (OKABE_ITO["blue"], "rgba(0, 114, 178, 0.16)"),
 }
 
-# With the verdict's text: it reads the same in any pane (a card, an export).
-_VERDICT_CSS = """<style>
+VERDICT_CSS = """
 .badge { display: inline-block; font-weight: 700; padding: 0.15em 0.55em; border-radius: 4px;
   border-left: 5px solid; margin-bottom: 0.35em; }
 .verdict { line-height: 1.45; font-size: 0.95em; }
 .verdict p { margin: 0.25em 0; }
-</style>"""
+"""
 
 _TABLE_CSS = """
 :host { width: 100%; }
@@ -64,7 +63,7 @@ def verdict_html(p: Any, scheme: SchemeColumn) -> str:
     if scheme.order_causal and scheme.order_scheme != "none":  # else it is the mask alone
         order += f" (causal mask alone: {similarity(check.without)})"
     return (
-        f'{_VERDICT_CSS}<div class="verdict"><span class="badge" style="border-color:{color};'
+        f'<div class="verdict"><span class="badge" style="border-color:{color};'
         f'background:{background}">{escape_text(v.headline)}</span>'
         f"<p>{v.detail}</p><p><i>Parameters added:</i> {v.parameters}.</p>"
         f"<p>{order}.</p></div>"

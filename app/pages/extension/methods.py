@@ -20,6 +20,7 @@ from .shared import (
     FREQUENCY,
     METHODS,
     PAIR,
+    ROWS_CSS,
     SELECTED_ENTRY_CSS,
     method_legend,
     method_lines,
@@ -99,9 +100,11 @@ def method_formula(
         return formula
     rule = attention_rule(method, mscale, mscale_all_dim, attention_factor)
     if rule == "given":
+        # Its value is the readout's row above; without it here the formula stays the
+        # same text while the knob moves, and the browser does not typeset it again.
         attention = (
-            r"\text{attention factor} = \text{attention\_factor} = "
-            rf"{readable(attention_factor)}\ \text{{(given in the config)}}"
+            r"\text{attention factor} = \text{attention\_factor}\ "
+            r"\text{(given in the config)}"
         )
     elif rule == "mscale":
         attention = (
@@ -172,6 +175,7 @@ class Methods(Chart):
         ylabel=_SLOW.label,
     )
     readout_depends = (*FREQUENCY, *ATTENTION, "longrope_source")
+    readout_css = ROWS_CSS
 
     def frame(self, p: Any) -> Frame:
         sch = p.schedule(figures=True)

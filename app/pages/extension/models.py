@@ -27,7 +27,7 @@ from positional_core.presets import MODEL_CONFIG_NAMES, model_config
 from ...cards import card_grid, notice_html, notice_pane
 from ...look import escape_text
 from ...numbers import readable
-from .shared import MAX_TARGET, METHODS, rows_html
+from .shared import MAX_TARGET, METHODS, ROWS_CSS, rows_html
 
 __all__ = ["CUSTOM", "PRESET_LABELS", "ModelCard", "models_card", "preset_card", "preset_values"]
 
@@ -335,7 +335,9 @@ def _paste_box(page: Any) -> pn.Column:
 
 
 def _html(content: Any, **params: Any) -> pn.pane.HTML:
-    return pn.pane.HTML(content, stylesheets=[_MODELS_CSS], sizing_mode="stretch_width", **params)
+    return pn.pane.HTML(
+        content, stylesheets=[_MODELS_CSS, ROWS_CSS], sizing_mode="stretch_width", **params
+    )
 
 
 def models_card(page: Any) -> pn.Card:

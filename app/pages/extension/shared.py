@@ -23,6 +23,7 @@ __all__ = [
     "METHOD_CONTROLS",
     "METHOD_LABELS",
     "PAIR",
+    "ROWS_CSS",
     "SELECTED_ENTRY_CSS",
     "SERVED",
     "Method",
@@ -91,7 +92,9 @@ PAIR = hv.Dimension("pair", label="pair i (0 = fastest)")
 # method moves nothing.
 SELECTED_ENTRY_CSS = ".bk-item:last-child .bk-label { min-width: 12em; }"
 
-_ROWS_CSS = """<style>
+#: The style of :func:`rows_html`'s grid: a stylesheet of the pane that shows the rows
+#: (set once, so a change sends and styles only the new rows).
+ROWS_CSS = """
 .numbers { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(330px, 100%), 1fr));
   column-gap: 28px; row-gap: 1px; font-size: 0.93em; line-height: 1.35; }
 .numbers .row { display: flex; justify-content: space-between; gap: 12px;
@@ -100,21 +103,21 @@ _ROWS_CSS = """<style>
 .numbers .v { flex: 0 1 auto; text-align: right; font-variant-numeric: tabular-nums; }
 .numbers .row.hi { font-weight: 600; }
 .muted { opacity: 0.8; }
-</style>"""
+"""
 
 
 def rows_html(rows: Mapping[str, str], highlight: Collection[str] = ()) -> str:
     """Label → value rows as a grid: one column when narrow, more when wide.
 
-    Both are app text (escape user text before passing it); the grid's style
-    comes with it, so it reads the same in any pane.
+    Both are app text (escape user text before passing it); the pane that shows
+    them takes :data:`ROWS_CSS` as a stylesheet.
     """
     body = "".join(
         f'<div class="row{" hi" if label in highlight else ""}"><span class="k">{label}</span>'
         f'<span class="v">{value}</span></div>'
         for label, value in rows.items()
     )
-    return f'{_ROWS_CSS}<div class="numbers">{body}</div>'
+    return f'<div class="numbers">{body}</div>'
 
 
 #: Hover text of a speed θ in scientific notation (1.155e-4).
