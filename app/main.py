@@ -36,7 +36,7 @@ from .pages.order import OrderPage
 from .pages.relative import RelativePage
 from .pages.rope import RopePage
 from .pages.sinusoidal import SinusoidalPage
-from .respond import one_update, walk_the_graph_once
+from .respond import links_where_the_page_changed, one_update, walk_the_graph_once
 from .theme import OfflineFast, OfflineNative, css_served_here, without_mathjax
 from .transport import send_without_delay
 from .urlstate import TRUE_WORDS, UrlWriter, normalise_query
@@ -84,6 +84,7 @@ pn.extension(
 without_mathjax()
 send_without_delay()
 keep_plain_defaults()
+links_where_the_page_changed()
 # Bokeh warns that a 'fixed' plot has no width or height, but HoloViews sizes the
 # square figures (R1, the clock faces) by their frame instead, which Bokeh lays
 # out as asked: the warning is wrong for them, and it filled the log per session.

@@ -3,8 +3,10 @@
 Panel waits 50 ms before handling a widget change, and Bokeh re-collects every
 model of a document after each update; a drag can outrun the server. This
 module holds what the pages' widgets do instead (:func:`respond_at_once`), the
-block every change runs in (:func:`one_update`), and the graph walk it saves
-(:func:`walk_the_graph_once`). docs/performance.md has the measurements.
+block every change runs in (:func:`one_update`), the graph walk it saves
+(:func:`walk_the_graph_once`), and the walk for browser links a new part of a
+page saves (:func:`links_where_the_page_changed`). docs/performance.md has the
+measurements.
 """
 
 from __future__ import annotations
@@ -20,8 +22,15 @@ from typing import Any
 import panel as pn
 from bokeh.model import Model
 from bokeh.model.util import visit_value_and_its_immediate_references
+from panel.links import Callback
 
-__all__ = ["CATCH_UP_MS", "one_update", "respond_at_once", "walk_the_graph_once"]
+__all__ = [
+    "CATCH_UP_MS",
+    "links_where_the_page_changed",
+    "one_update",
+    "respond_at_once",
+    "walk_the_graph_once",
+]
 
 
 #: How long a change waits when it reaches the server right after a long one
@@ -212,3 +221,37 @@ def walk_the_graph_once(doc: Any) -> Iterator[None]:
         del models._walk_deferred
         if unknown or any(balance.values()) or list(doc.roots) != roots:
             originals["recompute"]()
+
+
+def links_where_the_page_changed() -> None:
+    """Look for browser links (``jscallback``, ``jslink``) only in the part of a page
+    that was built, not in the whole page, each time a part is added.
+
+    Panel runs its link pass (``Callback._process_callbacks``) whenever a layout
+    of a page changes, once any link exists in the process (Panel's own editable
+    and discrete sliders make some). The pass collects every Viewable and every
+    Bokeh model of the page, although links in the parts already built have their
+    browser callbacks (Panel tags them and skips them). A lesson step put into a
+    page paid about an eighth of its build for it, more with each step held.
+    The new part is what the pass then looks in: the app's links have their source
+    and arguments in the same part (a widget and its copies of one group's
+    controls, a composite slider's pieces), and the first build of a page is still
+    the whole page.
+    """
+    process = Callback._process_callbacks.__func__
+    if getattr(process, "_pe_changed_part", False):
+        return
+
+    def where_changed(
+        cls: type, root_view: Any, root_model: Any, changed: Any = None, old_models: Any = None
+    ) -> None:
+        part = root_view if changed is None else changed
+        process(cls, part, root_model, changed, old_models)
+
+    where_changed._pe_changed_part = True  # type: ignore[attr-defined]
+    Callback._process_callbacks = classmethod(where_changed)  # type: ignore[method-assign]
+    hooks = pn.viewable.Viewable._preprocessing_hooks
+    hooks[:] = [  # a pass Panel filed before this (a link made at import) is this one now
+        Callback._process_callbacks if getattr(hook, "__func__", None) is process else hook
+        for hook in hooks
+    ]

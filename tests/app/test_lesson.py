@@ -185,3 +185,41 @@ def test_the_presenter_view_is_kept_in_links_and_shows_figures_without_their_cap
     assert not cards[0].select(pn.pane.LaTeX) and cards[1].select(pn.pane.LaTeX)  # formulas
     grids = [v.select(pn.GridBox)[-1] for v in (projected, plain)]
     assert [g.ncols for g in grids] == [4, 1]  # 0.479, 0.878, −0.479, 0 on one row
+
+
+def test_each_step_built_into_the_page_has_its_browser_links():
+    """The link pass looks only in the part of the page that was built
+    (app.respond.links_where_the_page_changed): every step put into the page later
+    still gets the browser code of its selecting controls, with the step's own
+    widgets as their arguments, and so does the URL writer of the first build."""
+    from bokeh.document import Document
+    from bokeh.models import CustomJS
+    from panel.io.state import set_curdoc
+
+    from app.respond import one_update
+
+    doc = Document()
+    with set_curdoc(doc):
+        shell = build_app({"page": "lesson"}).shell
+        lesson = shell.current
+        root = lesson.__panel__().get_root(doc)
+        doc.add_root(root)
+        ref = root.ref["id"]
+        linked = 0
+        for number in range(2, len(STEPS) + 1):
+            with one_update():
+                lesson.step = number
+            for widget in lesson.step_view(number).select(pn.widgets.Widget):
+                if not getattr(widget, "_pe_choices", None):
+                    continue
+                model = widget._models[ref][0]
+                callbacks = model.js_property_callbacks["change:value"]
+                # One per choice group the widget selects in, each once.
+                assert len(callbacks) == len(widget._pe_choices)
+                shown = lesson.step_view(number).select(pn.widgets.Widget)
+                step_models = {w._models[ref][0] for w in shown if ref in w._models}
+                for callback in callbacks:
+                    assert isinstance(callback, CustomJS) and "NAME" in callback.code
+                    assert set(callback.args.values()) - {model} <= step_models
+                linked += 1
+    assert linked >= 5  # steps whose controls select in the browser (t, pair, head, row…)
