@@ -79,6 +79,27 @@
     }
   }
 
+  // The step fits the screen until its question is answered; the feedback then
+  // comes under the choices and may run below the screen's bottom: bring it into
+  // view, once for each new answer (a student reads it, a teacher explains it).
+  function showFeedback() {
+    if (typeof Bokeh === "undefined" || !Bokeh.documents) { return; }
+    for (const doc of Bokeh.documents) {
+      for (const model of doc.all_models) {
+        const text = model.text;
+        if (typeof text !== "string" || model.__peAnswer === text) { continue; }
+        const first = model.__peAnswer === undefined;
+        model.__peAnswer = text;
+        // Panel sends an HTML pane's text escaped.
+        if (first || !/role=(&quot;|")status/.test(text)) { continue; }
+        const view = Bokeh.index.find_one(model);
+        if (view && view.el && view.el.getBoundingClientRect().height > 0) {
+          view.el.scrollIntoView({block: "nearest"});
+        }
+      }
+    }
+  }
+
   function closeSidebar() {
     const sidebar = document.getElementById("sidebar");
     if (sidebar && !sidebar.classList.contains("hidden") && typeof closeNav === "function") {
@@ -90,6 +111,6 @@
   window.addEventListener("load", function () {
     closeSidebar();
     enlarge();
-    setInterval(function () { enlarge(); fitHeight(); }, 500);
+    setInterval(function () { enlarge(); fitHeight(); showFeedback(); }, 500);
   });
 })();

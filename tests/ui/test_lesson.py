@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import html
 import re
 
 import pytest
@@ -126,12 +127,37 @@ def test_the_presenter_view_stays_on_when_the_class_moves_on(server, page: Page)
     expect(page).to_have_url(re.compile(r"page=lesson&step=3&.*present=1"), timeout=10_000)
 
 
+def _opening(text: str) -> str:
+    """The first words of a step's text as the page shows it (tags dropped)."""
+    plain = html.unescape(re.sub(r"<[^>]+>", "", text))
+    return plain[:40].rsplit(" ", 1)[0]
+
+
+def test_projected_feedback_to_an_answer_is_brought_into_view(server, page: Page):
+    """Projected, step 6 fits the screen until its question is answered; the
+    explanation then runs past a 1280 × 720 screen's bottom, and the page
+    scrolls it into view."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    open_page(page, f"{server['url']}?page=lesson&step=6&present=1")
+    check = STEPS[5].check
+    right = GRADERS[check.grade](check.choices).correct
+    wrong = next(i for i in range(len(check.choices)) if i != right)
+    page.get_by_role("button", name=check.choices[wrong], exact=True).click()
+    feedback = page.get_by_role("status").filter(has_text="the answer is")
+    expect(feedback).to_contain_text(f"the answer is {check.choices[right]}.", timeout=5_000)
+    expect(feedback).to_be_in_viewport(ratio=1, timeout=3_000)
+
+
 def test_a_student_walks_every_step_and_answers_each_question_wrong_then_right(server, page: Page):
     """Next and the → key alternate; each question's feedback is the core's verdict."""
     watch = PageWatch().attach(page)
     open_page(page, f"{server['url']}?page=lesson&step=1")
     for number, spec in enumerate(STEPS, start=1):
         expect(page.get_by_text(f"Step {number} of {len(STEPS)}")).to_be_visible(timeout=15_000)
+        # As a student does, read the step before answering: a step built on the
+        # spot reaches the page a moment after its title, and until then the
+        # previous step's choices are the ones on screen.
+        expect(page.get_by_text(_opening(spec.text)).first).to_be_visible(timeout=15_000)
         right = GRADERS[spec.check.grade](spec.check.choices).correct
         wrong = next(i for i in range(len(spec.check.choices)) if i != right)
         page.get_by_role("button", name=spec.check.choices[wrong], exact=True).click()
