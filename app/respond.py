@@ -232,7 +232,7 @@ def links_where_the_page_changed() -> None:
     and discrete sliders make some). The pass collects every Viewable and every
     Bokeh model of the page, although links in the parts already built have their
     browser callbacks (Panel tags them and skips them). A lesson step put into a
-    page paid about an eighth of its build for it, more with each step held.
+    page paid about a sixth of its build for it, more with each step held.
     The new part is what the pass then looks in: the app's links have their source
     and arguments in the same part (a widget and its copies of one group's
     controls, a composite slider's pieces), and the first build of a page is still

@@ -191,7 +191,7 @@ def test_each_step_built_into_the_page_has_its_browser_links():
     """The link pass looks only in the part of the page that was built
     (app.respond.links_where_the_page_changed): every step put into the page later
     still gets the browser code of its selecting controls, with the step's own
-    widgets as their arguments, and so does the URL writer of the first build."""
+    widgets as their arguments."""
     from bokeh.document import Document
     from bokeh.models import CustomJS
     from panel.io.state import set_curdoc
@@ -209,15 +209,15 @@ def test_each_step_built_into_the_page_has_its_browser_links():
         for number in range(2, len(STEPS) + 1):
             with one_update():
                 lesson.step = number
-            for widget in lesson.step_view(number).select(pn.widgets.Widget):
+            shown = lesson.step_view(number).select(pn.widgets.Widget)
+            step_models = {w._models[ref][0] for w in shown if ref in w._models}
+            for widget in shown:
                 if not getattr(widget, "_pe_choices", None):
                     continue
                 model = widget._models[ref][0]
                 callbacks = model.js_property_callbacks["change:value"]
                 # One per choice group the widget selects in, each once.
                 assert len(callbacks) == len(widget._pe_choices)
-                shown = lesson.step_view(number).select(pn.widgets.Widget)
-                step_models = {w._models[ref][0] for w in shown if ref in w._models}
                 for callback in callbacks:
                     assert isinstance(callback, CustomJS) and "NAME" in callback.code
                     assert set(callback.args.values()) - {model} <= step_models
