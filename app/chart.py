@@ -120,6 +120,12 @@ class Chart:
     marks: ClassVar[dict[str, Mark]] = {}
     #: The figure's HoloViews plot options (height, log axes, legend).
     options: ClassVar[dict[str, Any]] = {}
+    #: Pixels from the y axis line to the axis title, for a figure whose tick labels
+    #: change width with the controls (None: Bokeh fits the axis to its labels).
+    #: An axis that changes width makes Bokeh lay out the whole page again (30 ms
+    #: and more on Compare); with a fixed room the axis keeps its width. It must hold
+    #: the widest tick label the controls' ranges give (tests/ui/test_axes.py).
+    y_tick_room: ClassVar[int | None] = None
     #: The controls the readout under the figure depends on (None: no readout).
     readout_depends: ClassVar[tuple[str, ...] | None] = None
     #: CSS for the readout's own classes: a stylesheet of its pane, set once, so a

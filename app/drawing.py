@@ -104,7 +104,17 @@ class Drawing:
             if drawing is not None:
                 drawing._attach(plot)
 
-        return hv.Overlay(layers).opts(hooks=[attach], **self.chart.options)
+        return hv.Overlay(layers).opts(hooks=[attach], **self.options())
+
+    def options(self) -> dict[str, Any]:
+        """The chart's plot options, with the y axis' fixed room if it has one."""
+        options, room = self.chart.options, self.chart.y_tick_room
+        if room is None:
+            return options
+        # Bokeh's own way to a fixed axis width: the title sits ``room`` px from the
+        # axis line instead of beside the widest tick label.
+        steady = {"yaxis.axis_label_standoff_mode": "axis", "yaxis.axis_label_standoff": room}
+        return {**options, "backend_opts": {**options.get("backend_opts", {}), **steady}}
 
     def drawn(self, mark: str) -> dict[str, Any]:
         """The columns ``mark`` draws for the page's state now (a choice: the chosen rows)."""

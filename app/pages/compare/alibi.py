@@ -34,6 +34,7 @@ def bias_by_distance(slope: float, length: int) -> dict[str, np.ndarray]:
 
 class Alibi(SchemeChart, key="alibi"):
     depends = ("trained_len", "target_len", "heads")
+    y_tick_room = 58
     marks = {  # noqa: RUF012
         "trained": _curve(OKABE_ITO["blue"], line_width=5, alpha=0.8, xformatter=short_ticks),
         "served": _curve(WARNING, line_width=2, line_dash="dashed"),

@@ -51,6 +51,7 @@ def _dots(method: str) -> Mark:
 
 class Rope(SchemeChart, key="rope"):
     depends = ("trained_len", "target_len", "d", "base")
+    y_tick_room = 43
     marks = {  # noqa: RUF012
         # The pairs that complete a turn within L (none: no span).
         "turned": span((_PAIR, "pair_end"), OKABE_ITO["grey"], 0.2),

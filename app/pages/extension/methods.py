@@ -148,6 +148,7 @@ class Methods(Chart):
     )
     formula = r"$$\text{slow-down}_i = \frac{\theta_i}{\theta'_i},\qquad s = \frac{L'}{L}$$"
     depends = FREQUENCY
+    y_tick_room = 45
     marks = {  # noqa: RUF012
         "ramp": Mark(
             hv.VSpans,

@@ -97,6 +97,7 @@ class Schedule(Chart):
         r"\theta_i L\end{gathered}$$"
     )
     depends = FREQUENCY
+    y_tick_room = 48
     marks = {  # noqa: RUF012
         **{
             status: _pairs(color=color, size=7, line_color=None)
