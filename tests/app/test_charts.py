@@ -296,3 +296,21 @@ def test_a_figure_shows_what_its_frame_states(slug):
                 _assert_shows(plot, drawing, f"{slug} {name} step {step}")
         with set_curdoc(doc), one_update():
             page.set_state(**random_values(page, rng, how_many=2, ends=step % 2 == 1))
+
+
+#: Names HoloViews gives an axis when no element of the overlay states one.
+_UNTITLED = {None, "", "x", "y", "x0", "y0", "x1", "y1"}
+
+
+@pytest.mark.parametrize("slug", CHARTED)
+def test_every_figure_titles_its_axes(slug):
+    """An overlay takes its axis titles from its first layer, so a chart whose first
+    mark is a rule or a span showed "x" and no y title (A3 did)."""
+    page = PAGES[slug]()
+    rendered(page)
+    for name, drawing in page.drawings.items():
+        for plot in drawing.plots():
+            figure = plot.state
+            # A figure without axes (a clock face) has nothing to title.
+            titles = [a.axis_label for a in (*figure.xaxis, *figure.yaxis) if a.visible]
+            assert not _UNTITLED & set(titles), f"{slug} {name}: axis titles {titles}"

@@ -28,6 +28,20 @@ STATES = {
             "trained_len=1024&target_len=1048576&d=64&base=500000&heads=128",
         ),
     ),
+    "sinusoidal": (
+        1,
+        ("", "n=2&d=2&base=10", "n=4096&d=512&base=1000000", "n=4096&d=512&base=10", "base=10"),
+    ),
+    "alibi": (2, ("", "seq_len=4&heads=1", "seq_len=128&heads=128", "seq_len=10")),
+    "relative": (
+        1,
+        (
+            "",
+            "num_buckets=4&max_distance=2&mode=causal&offset_range=8",
+            "num_buckets=128&max_distance=1024&offset_range=1024",
+            "num_buckets=10&mode=causal",
+        ),
+    ),
     "extension": (
         2,
         (

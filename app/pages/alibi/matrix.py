@@ -28,6 +28,7 @@ class BiasMatrix(Chart):
         r"\ {+m\,j} \\ \text{symmetric:}\ \ b_{ij} = -m\,|i-j|\end{gathered}$$"
     )
     depends = ("heads", "seq_len", "mask", "form")
+    y_tick_room = 50
     marks = {  # noqa: RUF012
         "image": square_image(
             (hv.Dimension("bias", label="bias added to the score"),),

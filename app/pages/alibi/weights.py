@@ -61,7 +61,9 @@ class Weights(Chart):
         ),
         "masked_label": labels(angle=90, **_OF_ROW),
     }
-    options = plot_opts(height=300)
+    # Stated: an overlay takes its axis titles from its first layer (the rule).
+    options = plot_opts(height=300, xlabel=_J.label, ylabel=_W.label)
+    y_tick_room = 48
     readout_depends = ("heads", "head", "seq_len", "row", "mask", "form")
 
     def frame(self, p: Any) -> Frame:

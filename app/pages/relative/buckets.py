@@ -156,6 +156,7 @@ class Buckets(Chart):
         r"\text{bidirectional: bucket } b(d) + B \text{ when } j > i\end{gathered}$$"
     )
     depends = ("num_buckets", "max_distance", "mode", "offset_range")
+    y_tick_room = 45
     marks = {  # noqa: RUF012
         "regions": Mark(
             hv.Rectangles,

@@ -36,6 +36,7 @@ class Similarity(Chart):
         r"\end{pmatrix}\end{gathered}$$"
     )
     depends = ("n", "d", "base")
+    y_tick_room = 46
     # Everything moves with t, so everything sits on the overlay level (a move
     # of t repaints only that layer); the legend sits above the frame.
     marks = {  # noqa: RUF012
