@@ -43,7 +43,7 @@ STATES = {
         ),
     ),
     "extension": (
-        2,
+        3,
         (
             "",
             "preset=custom&method=linear&factor=8192&trained_len=128&target_len=1048576"

@@ -16,7 +16,15 @@ from ...chart import KEY, Chart, Choices, Frame, Mark
 from ...look import OKABE_ITO, legend_outside, plot_opts, text_color
 from ...marks import labels, rule
 from ...numbers import readable
-from .shared import FREQUENCY, METHODS, SELECTED_ENTRY_CSS, SERVED, method_legend, method_lines
+from .shared import (
+    FREQUENCY,
+    METHODS,
+    SELECTED_ENTRY_CSS,
+    SERVED,
+    method_legend,
+    method_lines,
+    sci_ticks,
+)
 
 _POS = hv.Dimension("position", label="position p (tokens)")
 _ANGLE = hv.Dimension("angle", label="angle (rad)")
@@ -135,6 +143,8 @@ class Band(Chart):
         r"0 \le \varphi < \theta_i L$$"
     )
     depends = FREQUENCY
+    # Its labels run from 0.25 to 1.5×10⁻⁵ as the pair moves (sci_ticks).
+    y_tick_room = 78
     marks = {  # noqa: RUF012
         "band": Mark(
             hv.HSpans,
@@ -147,6 +157,7 @@ class Band(Chart):
                 "line_width": 1.5,
                 # Long positions read 1m, 500k (a Bokeh model: one per figure drawn).
                 "xformatter": partial(NumeralTickFormatter, format="0,0a"),
+                "yformatter": sci_ticks,
             },
         ),
         **method_lines(_curve, _REFERENCE, 4),
@@ -171,9 +182,11 @@ class Band(Chart):
     }
     options = plot_opts(
         height=360,
-        # Above the frame: inside, it covered the band's top-left.
+        # Above the frame: inside, it covered the band's top-left. Anchored at the
+        # right: on a phone the legend is wider than the frame and runs into the y
+        # axis' room on the left instead of off the card.
         legend_cols=2,
-        **legend_outside("top", stylesheets=[SELECTED_ENTRY_CSS]),
+        **legend_outside("top", stylesheets=[SELECTED_ENTRY_CSS], location="top_right"),
         xlabel=_POS.label,
         ylabel="angle of the pair (rad)",
     )

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
+from functools import partial
 from typing import Any
 
 import holoviews as hv
+from bokeh.models import CustomJSTickFormatter
 
 from positional_core.rope_scaling import ROPE_SCALING_METHODS, RopeScalingError
 from positional_core.stretch import StretchSchedule, StretchSettings, stretch_schedule
@@ -33,6 +35,7 @@ __all__ = [
     "rows_html",
     "schedule_of",
     "sci_hover",
+    "sci_ticks",
     "settings_of",
 ]
 
@@ -135,6 +138,28 @@ sci_hover = js_hover(
     const mantissa = m.replace(/\.?0+$/, '').replace('-', '−');
     return mantissa + ' × 10' + power;
     """
+)
+
+
+#: Tick labels of at most three digits: 0.25, 15k and 1m as on the position axis,
+#: and a power of ten with superscript digits below 10⁻³ as the readouts write it
+#: (1.5×10⁻⁵, not Bokeh's "1.500e−5" beside "0.000e+0"). The widest label is then a
+#: few characters whatever the pair (a factory: one Bokeh model per figure).
+sci_ticks = partial(
+    CustomJSTickFormatter,
+    code=r"""
+    if (tick === 0 || !Number.isFinite(tick)) return String(tick);
+    const a = Math.abs(tick);
+    const short = (v, unit) => Number(v.toPrecision(3)).toString().replace('-', '−') + unit;
+    if (a >= 1e6) return short(tick / 1e6, 'm');  // as the position axis: 500k, 1m
+    if (a >= 1e4) return short(tick / 1e3, 'k');
+    if (a >= 1e-3) return short(tick, '');
+    const [m, e] = tick.toExponential(2).split('e');
+    const sup = {'0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶',
+                 '7': '⁷', '8': '⁸', '9': '⁹', '-': '⁻'};
+    const power = Array.from(String(Number(e)), (c) => sup[c]).join('');
+    return m.replace(/\.?0+$/, '').replace('-', '−') + '×10' + power;
+    """,
 )
 
 
