@@ -143,7 +143,8 @@ class Band(Chart):
         r"0 \le \varphi < \theta_i L$$"
     )
     depends = FREQUENCY
-    # Its labels run from 0.25 to 1.5×10⁻⁵ as the pair moves (sci_ticks).
+    # Its labels run from 1.5×10⁻⁵ to 1m as the pair moves (sci_ticks); the powers
+    # of ten are the widest.
     y_tick_room = 78
     marks = {  # noqa: RUF012
         "band": Mark(
