@@ -123,20 +123,28 @@ def rows_html(rows: Mapping[str, str], highlight: Collection[str] = ()) -> str:
     return f'<div class="numbers">{body}</div>'
 
 
+#: ``powerOfTen(v, digits, times)``: 1.5 × 10⁻⁵ as the readouts write it, with
+#: ``digits`` decimals at most and ``times`` between the mantissa and the ten.
+_POWER_OF_TEN_JS = r"""
+const powerOfTen = (v, digits, times) => {
+  const [m, e] = v.toExponential(digits).split('e');
+  const sup = {'0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶',
+               '7': '⁷', '8': '⁸', '9': '⁹', '-': '⁻'};
+  const power = Array.from(String(Number(e)), (c) => sup[c]).join('');
+  return m.replace(/\.?0+$/, '').replace('-', '−') + times + '10' + power;
+};
+"""
+
 #: Hover text of a speed θ in scientific notation (1.155e-4).
 #: A tooltip's number as :func:`app.numbers.readable` writes it: four significant
 #: digits, and a power of ten (superscript digits, never 1.2e-4) past 10⁷ or below 10⁻³.
 sci_hover = js_hover(
-    r"""
+    _POWER_OF_TEN_JS
+    + r"""
     if (value === 0 || !Number.isFinite(value)) return String(value);
     const a = Math.abs(value);
     if (a >= 1e-3 && a < 1e7) return Number(value.toPrecision(4)).toString().replace('-', '−');
-    const [m, e] = value.toExponential(3).split('e');
-    const sup = {'0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶',
-                 '7': '⁷', '8': '⁸', '9': '⁹', '-': '⁻'};
-    const power = Array.from(String(Number(e)), (c) => sup[c]).join('');
-    const mantissa = m.replace(/\.?0+$/, '').replace('-', '−');
-    return mantissa + ' × 10' + power;
+    return powerOfTen(value, 3, ' × ');
     """
 )
 
@@ -147,18 +155,15 @@ sci_hover = js_hover(
 #: few characters whatever the pair (a factory: one Bokeh model per figure).
 sci_ticks = partial(
     CustomJSTickFormatter,
-    code=r"""
+    code=_POWER_OF_TEN_JS
+    + r"""
     if (tick === 0 || !Number.isFinite(tick)) return String(tick);
     const a = Math.abs(tick);
     const short = (v, unit) => Number(v.toPrecision(3)).toString().replace('-', '−') + unit;
     if (a >= 1e6) return short(tick / 1e6, 'm');  // as the position axis: 500k, 1m
     if (a >= 1e4) return short(tick / 1e3, 'k');
     if (a >= 1e-3) return short(tick, '');
-    const [m, e] = tick.toExponential(2).split('e');
-    const sup = {'0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶',
-                 '7': '⁷', '8': '⁸', '9': '⁹', '-': '⁻'};
-    const power = Array.from(String(Number(e)), (c) => sup[c]).join('');
-    return m.replace(/\.?0+$/, '').replace('-', '−') + '×10' + power;
+    return powerOfTen(tick, 2, '×');
     """,
 )
 
