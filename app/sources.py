@@ -20,16 +20,24 @@ def same_column(old: Any, new: Any) -> bool:
     """True when column ``new`` holds what ``old`` (as drawn) holds.
 
     Plain columns are compared as arrays; image columns (a list of 2-D arrays)
-    image by image. Anything that cannot be compared counts as different.
+    image by image. NaN equals NaN: lines broken by NaN and cells left blank
+    would otherwise be sent again on every change. Anything that cannot be
+    compared counts as different.
     """
     try:
         if len(old) != len(new):
             return False
         if any(isinstance(x, np.ndarray) for x in (*old[:1], *new[:1])):
-            return all(np.array_equal(a, b) for a, b in zip(old, new, strict=True))
-        return bool(np.array_equal(np.asarray(old), np.asarray(new)))
+            return all(_same_array(a, b) for a, b in zip(old, new, strict=True))
+        return _same_array(old, new)
     except (TypeError, ValueError):
         return False
+
+
+def _same_array(a: Any, b: Any) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    nan_able = a.dtype.kind in "fc" and b.dtype.kind in "fc"
+    return bool(np.array_equal(a, b, equal_nan=nan_able))
 
 
 def same_columns(drawn: Any, data: Any) -> bool:

@@ -154,6 +154,27 @@ class Tips(Chart):
         return {"angle": round(angle) % 360}
 
 
+class Gaps(Chart):
+    """A line broken by NaN (ALiBi's A4 draws one line per head so) that ``word``
+    scales and ``n`` leaves alone."""
+
+    title = "Gaps"
+    depends = ("n", "word")
+    marks: ClassVar = {
+        "line": Mark(hv.Curve, ("gx",), ("gy",)),
+        "end": Mark(hv.Scatter, ("gx",), ("gy",)),
+    }
+
+    def frame(self, p: Any) -> Frame:
+        scale = 1.0 if p.word == "a" else 2.0
+        return Frame(
+            line={"gx": np.arange(5.0), "gy": np.array([0, 1, np.nan, 3, 4]) * scale},
+            end={"gx": [float(p.n)], "gy": [float(p.n)]},
+            x=(-1, 13),
+            y=(-1, 13),
+        )
+
+
 class Toy(Page):
     slug: ClassVar[str] = "toy"
     title: ClassVar[str] = "Toy"
@@ -163,6 +184,7 @@ class Toy(Page):
         "named": Named,
         "table": Table,
         "tips": Tips,
+        "gaps": Gaps,
     }
 
     n = param.Integer(default=5, bounds=(1, 12))
@@ -300,6 +322,24 @@ def test_a_drag_within_one_step_sends_nothing_back():
         )
     assert page.angle == 30
     assert not [e for e in events if getattr(e, "model", None) is tips]
+
+
+def test_a_column_with_nan_is_sent_only_when_it_changes():
+    page = Toy()
+    _root, doc = rendered(page)
+    line = _source(page, "gaps", "line")
+    events = []
+    record_events(doc, events)
+
+    def sent(**values):
+        events.clear()
+        with set_curdoc(doc), one_update():
+            page.set_state(**values)
+        return [c for e in events if getattr(e, "model", None) is line for c in e.cols]
+
+    assert sent(n=7) == []  # NaN equals NaN: nothing of the line changed
+    assert sent(word="b") == ["gy"]
+    np.testing.assert_array_equal(line.data["gy"], [0, 2, np.nan, 6, 8])
 
 
 def test_a_chart_must_state_what_holoviews_would_derive_from_its_first_frame():
