@@ -55,3 +55,44 @@ def test_legends_beside_the_frame_cover_nothing(page, server, slug):
         assert legend["height"] > 10, legend  # drawn, with its entries
         covered = {name: area for name, area in legend["overlaps"] if area > 1}
         assert not covered, f"a legend {legend['side']} the frame covers {covered}"
+
+
+#: The pages with a legend inside a figure's frame, and how many each shows at
+#: its defaults on a phone.
+INSIDE_LEGENDS = {"extension": 1, "relative": 1, "compare": 3}
+
+#: Per legend inside a frame: how far each of its edges lies inside the frame's (px).
+_LEGEND_GAPS_JS = """() => {
+  const Legend = Bokeh.Models.get('Legend'), Plot = Bokeh.Models.get('Plot');
+  const out = [];
+  for (const doc of Bokeh.documents) for (const plot of doc.all_models) {
+    if (!(plot instanceof Plot)) continue;
+    const view = Bokeh.index.find_one(plot);
+    if (!view || !view.is_displayed) continue;
+    for (const legend of plot.center) {
+      if (!(legend instanceof Legend) || !legend.visible) continue;
+      const box = Bokeh.index.find_one(legend).bbox, frame = view.frame.bbox;
+      out.push({
+        figure: plot.left.length ? plot.left[0].axis_label : '',
+        left: box.left - frame.left, right: frame.right - box.right,
+        top: box.top - frame.top, bottom: frame.bottom - box.bottom,
+      });
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("slug", list(INSIDE_LEGENDS))
+def test_legends_inside_a_frame_fit_it_on_a_phone(page, server, slug):
+    # Wider than the frame, a legend hid its dots past the frame's left edge (E1)
+    # or ran past its right one (Compare's T5 card).
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_page(page, f"{server['url']}?page={slug}", min_canvases=2)
+    count = INSIDE_LEGENDS[slug]
+    page.wait_for_function(f"() => ({_LEGEND_GAPS_JS})().length >= {count}", timeout=30_000)
+    legends = page.evaluate(_LEGEND_GAPS_JS)
+    assert len(legends) == count
+    for legend in legends:
+        gaps = {side: legend[side] for side in ("left", "right", "top", "bottom")}
+        assert min(gaps.values()) >= 0, f"{legend['figure']}: legend leaves its frame by {gaps}"

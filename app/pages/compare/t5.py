@@ -21,7 +21,8 @@ FAR_SAMPLES = 40
 _DISTANCE = hv.Dimension("distance", label="distance |j − i| (log scale)")
 _BUCKET = hv.Dimension("bucket", label="bucket b(j − i)")
 #: The two curves: keys after the query, keys before it (sign of j − i, label, colour).
-SIDES = ((1, "key after the query", "#9A6700"), (-1, "key before it", OKABE_ITO["blue"]))
+#: The labels are short enough for both to sit in one row above the steps on a phone.
+SIDES = ((1, "after (j > i)", "#9A6700"), (-1, "before (j < i)", OKABE_ITO["blue"]))
 
 
 def _steps(color: str) -> Mark:

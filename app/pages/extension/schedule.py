@@ -28,8 +28,14 @@ STATUS_LABELS = {
 }
 # E1's legend names the statuses present; its labels keep the width of the
 # longest ("no full turn; unseen angles at L′", 15.7 em), so a new method
-# lays nothing out again.
-_STATUS_ENTRY_CSS = ".bk-item .bk-label { min-width: 16em; }"
+# lays nothing out again. On a phone that width is most of the frame and pushes
+# the dots out of its left edge: there the labels wrap at 10.5 em instead.
+_STATUS_ENTRY_CSS = """
+.bk-item .bk-label { min-width: 16em; }
+@media (max-width: 559px) {
+  .bk-item .bk-label { min-width: 10.5em; max-width: 10.5em; white-space: normal; }
+}
+"""
 
 _WAVELENGTH = hv.Dimension("wavelength", label="wavelength 2π/θᵢ (tokens, log scale)")
 _COLUMNS = (
