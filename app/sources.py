@@ -27,6 +27,12 @@ def same_column(old: Any, new: Any) -> bool:
     try:
         if len(old) != len(new):
             return False
+        if (
+            type(old) is np.ndarray
+            and type(new) is np.ndarray
+            and "O" not in old.dtype.kind + new.dtype.kind
+        ):
+            return _same_array(old, new)
         if any(isinstance(x, np.ndarray) for x in (*old[:1], *new[:1])):
             return all(_same_array(a, b) for a, b in zip(old, new, strict=True))
         return _same_array(old, new)
@@ -34,8 +40,22 @@ def same_column(old: Any, new: Any) -> bool:
         return False
 
 
+#: Up to this size two arrays of one dtype and shape are first compared byte for
+#: byte: a tenth of a microsecond against ``np.array_equal``'s several, which a
+#: page's hundred-odd columns paid on every change.
+_BYTES_FIRST = 1 << 16
+
+
 def _same_array(a: Any, b: Any) -> bool:
     a, b = np.asarray(a), np.asarray(b)
+    if (
+        a.dtype == b.dtype
+        and a.shape == b.shape
+        and a.dtype.kind != "O"
+        and a.nbytes <= _BYTES_FIRST
+        and a.tobytes() == b.tobytes()
+    ):
+        return True  # the same bits are the same values (NaN included)
     nan_able = a.dtype.kind in "fc" and b.dtype.kind in "fc"
     return bool(np.array_equal(a, b, equal_nan=nan_able))
 
