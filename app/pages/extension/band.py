@@ -194,7 +194,7 @@ class Band(Chart):
     readout_depends = (*FREQUENCY, "pair")
 
     def frame(self, p: Any) -> Frame:
-        sch = p.schedule(figures=True)
+        sch = p.schedule()
         s, rows = sch.settings, _PairRows(sch)
         pairs, method = np.arange(sch.n_pairs), s.method
 
@@ -213,7 +213,7 @@ class Band(Chart):
         )
 
     def readout(self, p: Any) -> str:
-        sch = p.schedule(figures=True)
+        sch = p.schedule()
         i = min(p.pair, sch.n_pairs - 1)
         theta, edge, turns = sch.theta[i], sch.trained_edge[i], sch.trained_turns[i]
         text = f"Pair {i}: θ = {readable(theta)} rad per token; "

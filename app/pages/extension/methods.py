@@ -179,7 +179,7 @@ class Methods(Chart):
     readout_css = ROWS_CSS
 
     def frame(self, p: Any) -> Frame:
-        sch = p.schedule(figures=True)
+        sch = p.schedule()
         s, n = sch.settings, sch.n_pairs
         pairs = np.arange(n)
         top = float(max(np.nanmax(sch.slowdown), np.nanmax(sch.slowdown_ntk), s.factor, 1.0))

@@ -84,14 +84,14 @@ class ExtensionPage(ModelLoading, ExtensionControls, Page):
         self.reload_preset(fill="preset" in params)
 
     # --------------------------------------------------------------- the data
-    def schedule(self, *, figures: bool = False) -> StretchSchedule:
-        """The core's schedule of the current state (``figures``: without the knobs that
-        only move the attention factor)."""
-        return self._schedules(settings_of(self, figures=figures))[0]
+    def schedule(self) -> StretchSchedule:
+        """The core's schedule of the current state: one for every figure and readout
+        (the figures do not read the attention factor; they do not follow its knobs)."""
+        return self._schedules(settings_of(self))[0]
 
-    def schedule_note(self, *, figures: bool = False) -> str:
+    def schedule_note(self) -> str:
         """Why the schedule shows no scaling although a method is selected ("" if it does not)."""
-        return self._schedules(settings_of(self, figures=figures))[1]
+        return self._schedules(settings_of(self))[1]
 
     # ------------------------------------------------------------------ rules
     def _state(self) -> dict[str, Any]:

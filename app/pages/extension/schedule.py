@@ -140,7 +140,7 @@ class Schedule(Chart):
     answer_depends = ("d", "base", "trained_len")
 
     def frame(self, p: Any) -> Frame:
-        sch = p.schedule(figures=True)
+        sch = p.schedule()
         L, T = sch.settings.trained_len, sch.settings.target_len
         table = sch.pair_table()
         columns = {k: table[k] for k in ("pair", "wavelength", *_COLUMNS[:-2])}
@@ -190,7 +190,7 @@ class Schedule(Chart):
         )
 
     def readout(self, p: Any) -> str:
-        sch = p.schedule(figures=True)
+        sch = p.schedule()
         s = sch.settings
         n, L, T = sch.n_pairs, s.trained_len, s.target_len
         text = (
@@ -210,12 +210,12 @@ class Schedule(Chart):
             )
         else:
             text += "L′ = L: nothing to stretch yet. Move the target length L′."
-        note = p.schedule_note(figures=True)
+        note = p.schedule_note()
         return text + (f"<br>{escape_text(note)}" if note else "")
 
     def extras(self, p: Any) -> list[Any]:
         def download() -> io.StringIO:
-            return io.StringIO(csv_text(p.schedule(figures=True).pair_table()))
+            return io.StringIO(csv_text(p.schedule().pair_table()))
 
         return [
             pn.widgets.FileDownload(

@@ -193,12 +193,9 @@ def method_legend(references: Iterable[str], method: str) -> dict[str, Any]:
     }
 
 
-def settings_of(p: Any, *, figures: bool = False) -> StretchSettings:
-    """The page's state as the core's settings; for ``figures``, without the knobs
-    that only move the attention factor (the figures do not follow them)."""
+def settings_of(p: Any) -> StretchSettings:
+    """The page's state as the core's settings."""
     values = {name: getattr(p, name) for name in _SETTINGS}
-    if figures:
-        values.update(dict.fromkeys(ATTENTION, 0.0))
     longrope = p.method == "longrope"
     return StretchSettings(
         **values,
