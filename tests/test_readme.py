@@ -25,3 +25,13 @@ def test_the_commands_work_with_any_python_the_project_accepts():
     assert requires.startswith(">=3.11")
     for command in _commands():
         assert command.startswith("python3 -m venv .venv && "), command
+
+
+def test_the_readme_counts_the_lessons_steps():
+    """The lesson grew from twelve steps to fifteen while the README kept saying twelve."""
+    words = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    words += "fifteen sixteen seventeen eighteen nineteen twenty"
+    said = re.search(r"(\w+) steps, one idea each", (ROOT / "README.md").read_text())
+    assert said, "the README no longer says how many steps the lesson has"
+    steps = tomllib.loads((ROOT / "app" / "lesson" / "steps.toml").read_text())["step"]
+    assert words.split().index(said.group(1).lower()) + 1 == len(steps)
