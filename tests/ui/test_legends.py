@@ -44,14 +44,20 @@ _LEGEND_OVERLAPS_JS = """() => {
 }"""
 
 
+def _legends(page, url: str, measure_js: str, count: int) -> list[dict]:
+    """Open ``url`` and return ``measure_js``'s list once it holds ``count`` legends
+    (and no more)."""
+    open_page(page, url, min_canvases=2)
+    page.wait_for_function(f"() => ({measure_js})().length >= {count}", timeout=30_000)
+    legends = page.evaluate(measure_js)
+    assert len(legends) == count
+    return legends
+
+
 @pytest.mark.parametrize("slug", list(OUTSIDE_LEGENDS))
 def test_legends_beside_the_frame_cover_nothing(page, server, slug):
-    open_page(page, f"{server['url']}?page={slug}", min_canvases=2)
-    count = OUTSIDE_LEGENDS[slug]
-    page.wait_for_function(f"() => ({_LEGEND_OVERLAPS_JS})().length >= {count}", timeout=30_000)
-    legends = page.evaluate(_LEGEND_OVERLAPS_JS)
-    assert len(legends) == count
-    for legend in legends:
+    url = f"{server['url']}?page={slug}"
+    for legend in _legends(page, url, _LEGEND_OVERLAPS_JS, OUTSIDE_LEGENDS[slug]):
         assert legend["height"] > 10, legend  # drawn, with its entries
         covered = {name: area for name, area in legend["overlaps"] if area > 1}
         assert not covered, f"a legend {legend['side']} the frame covers {covered}"
@@ -88,11 +94,7 @@ def test_legends_inside_a_frame_fit_it_on_a_phone(page, server, slug):
     # Wider than the frame, a legend hid its dots past the frame's left edge (E1)
     # or ran past its right one (Compare's T5 card).
     page.set_viewport_size({"width": 390, "height": 844})
-    open_page(page, f"{server['url']}?page={slug}", min_canvases=2)
-    count = INSIDE_LEGENDS[slug]
-    page.wait_for_function(f"() => ({_LEGEND_GAPS_JS})().length >= {count}", timeout=30_000)
-    legends = page.evaluate(_LEGEND_GAPS_JS)
-    assert len(legends) == count
-    for legend in legends:
+    url = f"{server['url']}?page={slug}"
+    for legend in _legends(page, url, _LEGEND_GAPS_JS, INSIDE_LEGENDS[slug]):
         gaps = {side: legend[side] for side in ("left", "right", "top", "bottom")}
         assert min(gaps.values()) >= 0, f"{legend['figure']}: legend leaves its frame by {gaps}"
