@@ -16,6 +16,7 @@ from typing import Any
 import panel as pn
 import param
 from panel.io.state import set_curdoc
+from tornado.ioloop import IOLoop
 
 from ..cards import notice_html
 from .rooms import CODE_LENGTH, Rooms, RoomsError, rooms_available, rooms_for
@@ -56,6 +57,7 @@ class Classroom(param.Parameterized):
         self._handle: int | None = None
         self._newest: dict[str, str] | None = None  # the teacher's state, not yet shown
         self._doc = pn.state.curdoc if pn.state.curdoc and pn.state.curdoc.session_context else None
+        self._loop = IOLoop.current() if self._doc is not None else None
 
     # ------------------------------------------------------------------ roles
     def start(self) -> None:
@@ -129,9 +131,13 @@ class Classroom(param.Parameterized):
         if self._doc is None:
             self._follow(state)
             return
-        # Into the server's loop first (Redis delivers on a thread of its own),
-        # then in turn with the other sessions' builds (app/lesson/turns.py).
-        self._doc.add_next_tick_callback(lambda: self._queue(state))
+        # Into the server's loop first, then in turn with the other sessions'
+        # builds (app/lesson/turns.py). Redis delivers on a thread of its own,
+        # and only the loop's add_callback is safe from there: a document's
+        # add_next_tick_callback records an event, which a hold being released
+        # on the loop at that moment can drop (Bokeh and Panel swap the list of
+        # held events without a lock), and the student would miss the change.
+        self._loop.add_callback(self._queue, state)
 
     def _queue(self, state: dict[str, str]) -> None:
         # Each state is the teacher's whole step and settings: a student still
