@@ -81,19 +81,27 @@
 
   // The step fits the screen until its question is answered; the feedback then
   // comes under the choices and may run below the screen's bottom: bring it into
-  // view, once for each new answer (a student reads it, a teacher explains it).
+  // view for each new answer (a student reads it, a teacher explains it). The
+  // text arrives before its layout settles, so the next ticks check again for a
+  // moment, until the whole explanation is on the screen.
+  const SETTLE_MS = 2000;
   function showFeedback() {
     if (typeof Bokeh === "undefined" || !Bokeh.documents) { return; }
+    const now = Date.now();
     for (const doc of Bokeh.documents) {
       for (const model of doc.all_models) {
         const text = model.text;
-        if (typeof text !== "string" || model.__peAnswer === text) { continue; }
-        const first = model.__peAnswer === undefined;
-        model.__peAnswer = text;
-        // Panel sends an HTML pane's text escaped.
-        if (first || !/role=(&quot;|")status/.test(text)) { continue; }
+        if (typeof text !== "string") { continue; }
+        if (model.__peAnswer !== text) {
+          const first = model.__peAnswer === undefined;
+          model.__peAnswer = text;
+          // Panel sends an HTML pane's text escaped.
+          if (!first && /role=(&quot;|")status/.test(text)) { model.__peShowUntil = now + SETTLE_MS; }
+        }
+        if (!(model.__peShowUntil > now)) { continue; }
         const view = Bokeh.index.find_one(model);
-        if (view && view.el && view.el.getBoundingClientRect().height > 0) {
+        const box = view && view.el ? view.el.getBoundingClientRect() : null;
+        if (box && box.height > 0 && (box.top < 0 || box.bottom > window.innerHeight)) {
           view.el.scrollIntoView({block: "nearest"});
         }
       }
