@@ -43,15 +43,22 @@ def _follows(students: list[Page], text: str) -> float:
 def apps(request, tmp_path):
     """The lesson's address on the teacher's process and on the other one."""
     if request.param == "one process":
-        url = request.getfixturevalue("server")["url"]
-        yield url, url
+        server = request.getfixturevalue("server")
+        yield server["url"], server["url"]
+        _print_tail(server["log"])
         return
     env = {"PEX_REDIS_URL": request.getfixturevalue("redis_url"), "PEX_NUM_PROCS": "1"}
+    logs = [tmp_path / f"panel-{n}.log" for n in (1, 2)]
     with contextlib.ExitStack() as stack:
-        bases = [
-            stack.enter_context(served(env=env, log=tmp_path / f"panel-{n}.log")) for n in (1, 2)
-        ]
+        bases = [stack.enter_context(served(env=env, log=log)) for log in logs]
         yield tuple(f"{base}/app" for base in bases)
+    for log in logs:
+        _print_tail(log)
+
+
+def _print_tail(log, lines: int = 40) -> None:
+    """The server's last log lines: pytest shows them only if the test failed."""
+    print(f"--- last lines of {log.name}:", *log.read_text().splitlines()[-lines:], sep="\n")
 
 
 def test_two_students_follow_the_teacher_and_a_forged_link_moves_nobody(apps, browser: Browser):
