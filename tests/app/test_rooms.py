@@ -115,6 +115,37 @@ def test_a_room_opened_in_one_process_is_followed_from_another(redis_url):
         there.close()
 
 
+def test_a_change_published_while_a_listener_reconnects_still_reaches_its_followers(redis_url):
+    """Redis's pub/sub delivers at most once: a change published while a process's
+    subscription is down never arrives as a message. The listener finds it in
+    the room itself within its catch-up period, and hands on each change once."""
+    import redis
+
+    from app.lesson.redis_rooms import CATCH_UP_S, RedisRooms
+
+    client = redis.Redis.from_url(redis_url)
+    client.flushdb()
+    here, there = RedisRooms(redis_url), RedisRooms(redis_url)
+    try:
+        room = here.open({"step": "2"})
+        heard: list[dict] = []
+        there.follow(room.code, heard.append)
+        assert here.publish(room.code, room.token, {"step": "3"})
+        time.sleep(CATCH_UP_S + 1.0)  # a message and at least one catch-up
+        assert heard == [{"step": "3"}]
+        # Close every subscriber's connection, and publish before it is made again.
+        client.client_kill_filter(_type="pubsub")
+        assert here.publish(room.code, room.token, {"step": "4"})
+        assert _heard(heard, 2, timeout=CATCH_UP_S + 2.0) == [{"step": "3"}, {"step": "4"}]
+        assert here.publish(room.code, room.token, {"step": "5"})  # and the messages go on
+        assert _heard(heard, 3)[-1] == {"step": "5"}
+        time.sleep(CATCH_UP_S + 1.0)
+        assert len(heard) == 3
+    finally:
+        here.close()
+        there.close()
+
+
 def test_a_lost_redis_is_a_sentence_on_the_page_not_an_error(monkeypatch):
     from app.lesson import rooms as rooms_module
 
