@@ -93,6 +93,12 @@ def test_default_is_the_worked_example(page):
     assert angles[-1] == pytest.approx(1.89, abs=0.005)
     assert "<b>18</b> of 64" in readout(page, "schedule")
     assert "<b>18</b> of 64" in page.quick_check.answer()
+    # No method: one count, not the same count again "after no scaling".
+    assert readout(page, "schedule").endswith(
+        "<b>18</b> pairs meet angles never seen in training with no scaling."
+    )
+    page.method = "linear"
+    assert "; after interpolation: <b>0</b>." in readout(page, "schedule")
 
 
 def test_ntk_base_for_eight_times_the_length(page):

@@ -205,9 +205,12 @@ class Schedule(Chart):
             )
             text += (
                 f"At L′ = {T:,}, <b>{sch.counts['none']}</b> pairs meet angles never seen "
-                f"in training with no scaling; after {METHODS[s.method].short}{served}: "
-                f"<b>{sch.counts['method']}</b>."
+                f"in training with no scaling"
             )
+            # With no method selected there is no second count to give.
+            if s.method != "default":
+                text += f"; after {METHODS[s.method].short}{served}: <b>{sch.counts['method']}</b>"
+            text += "."
         else:
             text += "L′ = L: nothing to stretch yet. Move the target length L′."
         note = p.schedule_note()
