@@ -8,6 +8,7 @@ import pytest
 from panel.io.state import set_curdoc
 
 from app.cards import notice_html
+from app.look import text_color
 from app.pages.order import VARIANTS, OrderPage
 from app.pages.order.shared import similarity_text
 from positional_core.attention import (
@@ -36,6 +37,11 @@ def readout(page) -> str:
 def _bars(page) -> dict[str, float]:
     bars = drawn(page, "similarity", "bars")
     return dict(zip(bars["variant"], bars["cos"], strict=True))
+
+
+def _values(page) -> list[str]:
+    """The printed similarities, top bar first."""
+    return [text.strip() for text in drawn(page, "similarity", "values")["text"]]
 
 
 def _links(page, chart: str = "permutation") -> list[tuple[float, float]]:
@@ -82,8 +88,7 @@ def test_bars_are_the_core_values_and_none_is_exactly_one(page):
     for key, (scheme, causal) in VARIANTS.items():
         expected = order_similarity("dog bites man", "man bites dog", scheme, causal)
         assert expected in values.values(), key
-    text = drawn(page, "similarity", "values")["text"]
-    assert [t.strip() for t in text] == ["1.000", "0.995", "0.996", "0.353"]
+    assert _values(page) == ["1.000", "0.995", "0.996", "0.353"]
     bars = drawn(page, "similarity", "bars")
     assert list(bars["x1"]) == list(bars["cos"]) and set(bars["x0"]) == {0.0}
 
@@ -96,19 +101,29 @@ def test_variants_name_the_ticks_top_to_bottom(page):
         (2.0, "RoPE"),
         (3.0, "causal mask only"),
     ]
-    assert frame.x == (0.0, 1.32)
+    assert frame.x == (0.0, 1.02)
+
+
+def test_a_value_is_printed_inside_a_long_bar_and_beside_a_short_one(page):
+    """The axis ends at 1, so a phone's narrow frame does not cut a value off: a bar
+    of 0.5 or more holds its value, in black or white, whichever reads on it."""
+    values, bars = drawn(page, "similarity", "values"), drawn(page, "similarity", "bars")
+    assert list(values["x"]) == list(bars["x1"])
+    assert list(values["align"]) == ["right", "right", "right", "left"]
+    # Grey, vermillion: black reads better; blue: white; beside a bar, the theme's text.
+    assert list(values["ink"]) == ["#000000", "#FFFFFF", "#000000", text_color()]
 
 
 def test_a_negative_similarity_widens_the_axis():
+    """ "the cat" and "red tree" point apart (every variant below 0): the axis starts
+    at the lowest bar, and each value starts right of the zero line, clear of its bar."""
     page = OrderPage()
-    low = min(
-        0.0,
-        *(order_similarity("dog bites man", "cat eats fish", s, c) for s, c in VARIANTS.values()),
-    )
-    page.b = "cat eats fish"
-    frame = page.drawings["similarity"].frame()
-    assert frame.x == (low, 1.32)
-    assert frame.x_ticks[0] == round(low * 5) / 5 and frame.x_ticks[-1] == 1.0
+    page.set_state(a="the cat", b="red tree")
+    lows = [order_similarity("the cat", "red tree", s, c) for s, c in VARIANTS.values()]
+    assert max(lows) < 0
+    assert page.drawings["similarity"].frame().x == (min(lows), 1.02)
+    values = drawn(page, "similarity", "values")
+    assert list(values["x"]) == [0.0] * 4 and set(values["align"]) == {"left"}
 
 
 def test_readout_says_whether_b_reorders_a(page):
@@ -122,20 +137,17 @@ def test_a_long_reordering_still_reads_exactly_one(page):
     a = "a very long sentence with antidisestablishmentarianism and more words than usual here"
     page.set_state(a=a, b=" ".join(reversed(a.split())))
     assert 0 <= 1 - _bars(page)["no positions"] < 1e-12  # exactly 1 with some BLAS builds
-    assert drawn(page, "similarity", "values")["text"][0].strip() == "1.000"
+    assert _values(page)[0] == "1.000"
     assert "the similarity is exactly 1" in readout(page)
     assert similarity_text(0.9996) == "≈ 1 (0.99960)" and similarity_text(0.35296) == "0.353"
 
 
 def test_a_similarity_just_below_1_reads_approximately_1_beside_three_decimals(page):
     """RoPE on "alpha beta" / "beta alpha" gives 0.99993: three decimals would print the
-    order-blind 1.000, and six (0.999925) sat beside three; it reads ≈ 1 (0.99993), with
-    room for it right of the bars."""
+    order-blind 1.000, and six (0.999925) sat beside three; it reads ≈ 1 (0.99993)."""
     page.set_state(a="alpha beta", b="beta alpha")
     assert 0.9999 < _bars(page)["RoPE"] < 0.99995
-    texts = [t.strip() for t in drawn(page, "similarity", "values")["text"]]
-    assert texts == ["1.000", "0.996", "≈ 1 (0.99993)", "0.922"]
-    assert page.drawings["similarity"].frame().x[1] == 1.6
+    assert _values(page) == ["1.000", "0.996", "≈ 1 (0.99993)", "0.922"]
     assert "RoPE ≈ 1 (0.99993)" in page.quick_check.answer()
 
 

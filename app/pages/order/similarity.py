@@ -10,7 +10,7 @@ import numpy as np
 from positional_core.attention import order_similarity
 
 from ...chart import Frame, Mark
-from ...look import escape_text, plot_opts
+from ...look import escape_text, ink_on, plot_background, plot_opts, text_color
 from ...marks import labels
 from .shared import (
     SEED_NOTE,
@@ -21,9 +21,13 @@ from .shared import (
     similarity_text,
 )
 
-_COS = hv.Dimension("x0", label="cosine similarity of the averaged outputs")
+_COS = hv.Dimension("x0", label="cosine similarity of A and B")
 _VARIANT = hv.Dimension("y0", label="position information")
 _SENTENCES = ("sentence_a", "sentence_b")
+#: A bar at least this long holds its value inside its end. The axis then ends
+#: at 1 and the values need no room beyond it: on a phone the frame is 150 px
+#: wide, and room in data units right of 1 was too little for "≈ 1 (0.99993)".
+_INSIDE_FROM = 0.5
 
 
 def similarities(p: Any) -> dict[str, float]:
@@ -64,8 +68,9 @@ class Similarity(SentenceChart):
                 "hover_tooltips": [("variant", "@variant"), ("cosine", "@cos{0.000000}")],
             },
         ),
-        # A leading space keeps each value off its bar's end.
-        "values": labels(size="12pt", text_align="left"),
+        # Spaces keep each value off its bar's end. Inside a bar, in black or
+        # white, whichever reads on it.
+        "values": labels(size="12pt", fields={"text_align": "align", "text_color": "ink"}),
     }
     options = plot_opts(height=320, invert_yaxis=True, show_legend=False)
     readout_depends = _SENTENCES
@@ -75,8 +80,11 @@ class Similarity(SentenceChart):
         cos = np.asarray(list(values.values()))
         at = np.arange(len(cos), dtype=float)  # top to bottom (the y axis is inverted)
         names = [VARIANT_LABELS[key] for key in values]
+        tints = [VARIANT_COLORS[key] for key in values]
         low = min(0.0, float(cos.min()))
         texts = [similarity_text(v) for v in cos]
+        inside = cos >= _INSIDE_FROM
+        background, ink = plot_background(), text_color()
         return Frame(
             bars={
                 "x0": np.zeros(len(cos)),
@@ -85,13 +93,21 @@ class Similarity(SentenceChart):
                 "y1": at + 0.4,
                 "variant": names,
                 "cos": cos,
-                "tint": [VARIANT_COLORS[key] for key in values],
+                "tint": tints,
             },
-            values={"x": cos, "y": at, "text": ["  " + text for text in texts]},
-            # Room right of the bars for their values ("≈ 1 (0.99993)" is the longest).
-            x=(low, 1.32 if max(map(len, texts)) <= 6 else 1.6),
+            # A short or negative bar's value starts right of the zero line.
+            values={
+                "x": np.where(inside, cos, np.maximum(cos, 0.0)),
+                "y": at,
+                "text": [f"{t}  " if i else f"  {t}" for t, i in zip(texts, inside, strict=True)],
+                "align": np.where(inside, "right", "left"),
+                "ink": [
+                    ink_on(tint, 1.0, background) if i else ink
+                    for tint, i in zip(tints, inside, strict=True)
+                ],
+            },
+            x=(low, 1.02),
             y=(-0.6, len(cos) - 0.4),
-            x_ticks=[x / 5 for x in range(round(low * 5), 6)],
             y_ticks=list(zip(at.tolist(), names, strict=True)),
         )
 
