@@ -103,3 +103,29 @@ def test_each_figure_keeps_its_own_x_axis(server, page: Page, errors):
     assert 63 < page.evaluate(_X_END, "angle at L′ / trained edge") < 100
     assert page.evaluate(_X_END, "bucket b(j − i)") >= 16_383
     assert errors == []
+
+
+def test_on_a_phone_the_summary_is_a_block_per_scheme_not_a_table_to_scroll(server, page: Page):
+    """Six columns do not fit 390 px: each scheme's values stand one under the other,
+    each after its column's name, and nothing runs past the card's edge."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{server['url']}?page=compare")
+    row = page.locator("td", has_text="32 × 12 = 384")
+    row.scroll_into_view_if_needed(timeout=30_000)
+    wrap = page.locator(".wrap[aria-label=Summary]")
+    sizes = wrap.evaluate("el => [el.scrollWidth, el.clientWidth]")
+    assert sizes[0] <= sizes[1] + 1, sizes
+    assert row.evaluate("el => getComputedStyle(el, '::before').content") == (
+        '"parameters added: "'
+    )
+    cells = wrap.evaluate(
+        """el => [...el.querySelectorAll('td')].map(td => td.getBoundingClientRect())
+             .map(r => [r.left, r.right])"""
+    )
+    box = wrap.evaluate("el => { const r = el.getBoundingClientRect(); return [r.left, r.right]; }")
+    outside = [(a, b) for a, b in cells if a < box[0] - 0.5 or b > box[1] + 0.5]
+    assert not outside, (box, outside)
+    # On a laptop it is a table again, its column names in its head.
+    page.set_viewport_size({"width": 1280, "height": 800})
+    expect(page.locator("th", has_text="parameters added")).to_be_visible()
+    assert row.evaluate("el => getComputedStyle(el).display") == "table-cell"

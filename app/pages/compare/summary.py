@@ -43,6 +43,16 @@ th { font-weight: 700; }
 td.num { font-variant-numeric: tabular-nums; }
 .mark { display: inline-block; width: 0.65em; height: 0.65em; border-radius: 2px;
   margin-right: 0.4em; }
+/* A phone has no room for six columns: each scheme becomes a block of its own,
+   each value after its column's name, instead of a table to scroll sideways. */
+@media (max-width: 700px) {
+  thead { display: none; }
+  table, tbody, tr, td { display: block; }
+  tr { padding: 6px 0; border-bottom: 1px solid rgba(128, 128, 128, 0.35); }
+  td { border-bottom: none; padding: 2px 8px; }
+  td:first-child { font-size: 1.08em; padding-top: 4px; }
+  td[data-label]::before { content: attr(data-label) ": "; font-weight: 700; }
+}
 """
 
 
@@ -87,21 +97,35 @@ def _order_cell(scheme: SchemeColumn) -> str:
 
 def summary_table(p: Any) -> str:
     """The summary as HTML (numbers and the app's own texts only)."""
-    head = (
-        "<tr><th>scheme</th><th>parameters added</th><th>where position enters</th>"
-        "<th>the score depends on</th>"
-        f"<th>at L′ = {p.target_len:,} (trained L = {p.trained_len:,})</th>"
-        f"<th>order check: “{ORDER_PAIR[0]}” vs “{ORDER_PAIR[1]}”</th></tr>"
+    columns = (
+        "parameters added",
+        "where position enters",
+        "the score depends on",
+        f"at L′ = {p.target_len:,} (trained L = {p.trained_len:,})",
+        f"order check: “{ORDER_PAIR[0]}” vs “{ORDER_PAIR[1]}”",
     )
+    head = "<tr><th>scheme</th>" + "".join(f"<th>{name}</th>" for name in columns) + "</tr>"
     rows = []
     for scheme in SCHEME_COLUMNS:
         v = verdict(p, scheme.key)
+        cells = (
+            ("num", v.parameters),
+            ("", scheme.enters),
+            ("", scheme.depends),
+            (
+                "",
+                f'<span class="mark" style="background:{BADGES[v.kind][0]}"></span>'
+                f"{escape_text(v.short)}",
+            ),
+            ("num", _order_cell(scheme)),
+        )
         rows.append(
-            f"<tr><td><b>{scheme.title}</b></td><td class='num'>{v.parameters}</td>"
-            f"<td>{scheme.enters}</td><td>{scheme.depends}</td>"
-            f'<td><span class="mark" style="background:{BADGES[v.kind][0]}"></span>'
-            f"{escape_text(v.short)}</td>"
-            f"<td class='num'>{_order_cell(scheme)}</td></tr>"
+            f"<tr><td><b>{scheme.title}</b></td>"
+            + "".join(
+                f'<td class="{kind}" data-label="{label}">{text}</td>'
+                for (kind, text), label in zip(cells, columns, strict=True)
+            )
+            + "</tr>"
         )
     note = (
         "<p>With no position information at all the two sentences give "
@@ -109,8 +133,9 @@ def summary_table(p: Any) -> str:
         "by the same attention layer as the Order page, whose weights are random with a "
         "fixed seed: other weights give other values, not other verdicts.</p>"
     )
-    # Focusable and named: on a phone the table scrolls sideways, by keyboard too.
-    table = f"<table>{head}{''.join(rows)}</table>"
+    # Focusable and named: where the table is wider than the screen it scrolls
+    # sideways, by keyboard too.
+    table = f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
     return f'<div class="wrap" tabindex="0" role="region" aria-label="Summary">{table}</div>{note}'
 
 
