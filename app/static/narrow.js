@@ -3,10 +3,11 @@
 // And on any screen a figure with a fixed square frame (RoPE's R1, the clock
 // faces: their circles must stay round, so they do not stretch with the page)
 // shrinks its frame, still square, until the whole figure fits the window.
-// A legend of several columns above or below a figure narrower than it (E2's
-// and E3's methods on a phone) loses columns, one at a time, until it fits;
-// and a narrow figure's horizontal axis asks for fewer ticks (one per
-// TICK_SPACING px at most), so "10k12k14k" does not run together.
+// A legend of several columns that runs past its figure's edge (E2's and
+// E3's methods on a phone) loses columns, one at a time, until it fits; a
+// narrow figure's horizontal axis asks for fewer ticks (one per TICK_SPACING
+// px at most), so "10k12k14k" does not run together; and an axis title longer
+// than its figure breaks into two lines.
 // A figure's readout keeps the tallest height it has had while the window
 // keeps its width, so the page below it does not jump when a line of its
 // text comes and goes.
@@ -44,11 +45,14 @@
     }
   }
 
+  // A legend is anchored at one corner of its figure's frame; on a phone the
+  // frame is narrow and a legend that fits the figure's width may still run
+  // past its edge (R8's two entries start at the frame's left, past the y axis).
   function fitLegends(reset) {
     if (typeof Bokeh === "undefined" || !Bokeh.documents) { return; }
     for (const doc of Bokeh.documents) {
       for (const model of doc.all_models) {
-        if (model.type !== "Legend" || typeof model.ncols !== "number") { continue; }
+        if (model.type !== "Legend") { continue; }
         if (model.__peCols == null) { model.__peCols = model.ncols; }
         if (reset && model.ncols !== model.__peCols) {
           model.setv({ncols: model.__peCols}, {sync: false});
@@ -56,11 +60,67 @@
         }
         const view = Bokeh.index.find_one(model);
         const plot = view && view.parent;
-        if (!plot || !plot.el || model.ncols < 2) { continue; }
+        if (!plot || !plot.el || view.bbox.width === 0) { continue; }
         const room = plot.el.getBoundingClientRect().width;
-        if (room > 0 && view.bbox.width > room) {
+        if (room === 0 || (view.bbox.right <= room + 0.5 && view.bbox.left >= -0.5)) { continue; }
+        if (typeof model.ncols === "number" && model.ncols >= 2) {
           model.setv({ncols: model.ncols - 1}, {sync: false});
+        } else if (model.ncols === "auto" && model.orientation === "horizontal"
+                   && model.items.length >= 2) {
+          model.setv({ncols: model.items.length - 1}, {sync: false});
         }
+      }
+    }
+  }
+
+  // A title under a figure (or beside it) longer than the figure breaks into
+  // two lines at the space nearest its middle (Bokeh draws "\n" as a line
+  // break) instead of running off the card: "shift k of the whole sentence
+  // (positions)" on a phone. The server's text stays as it is.
+  const ruler = document.createElement("canvas").getContext("2d");
+  function wrapAxisLabels(reset) {
+    if (typeof Bokeh === "undefined" || !Bokeh.documents) { return; }
+    for (const doc of Bokeh.documents) {
+      for (const axis of doc.all_models) {
+        const label = axis.axis_label;
+        if (typeof label !== "string" || label === "" || axis.ticker == null) { continue; }
+        if (label !== axis.__peWrapped) { axis.__peLabel = label; axis.__peWrapped = null; }
+        const whole = axis.__peLabel;
+        if (axis.__peWrapped != null) {
+          if (reset) {
+            axis.__peWrapped = null;
+            axis.setv({axis_label: whole}, {sync: false});
+          }
+          continue;
+        }
+        const view = Bokeh.index.find_one(axis);
+        const plot = view && view.parent;
+        if (!plot || !plot.frame || !plot.el) { continue; }
+        const below = (plot.model.below || []).includes(axis);
+        const left = (plot.model.left || []).includes(axis);
+        if (!below && !left) { continue; }
+        const box = plot.el.getBoundingClientRect();
+        const frame = plot.frame.bbox;
+        // The title is centred on the frame: its room is twice the nearer side.
+        const room = below ? 2 * Math.min(frame.hcenter, box.width - frame.hcenter)
+                           : 2 * Math.min(frame.vcenter, box.height - frame.vcenter);
+        // The theme gives sizes in em, of the figure's own font size.
+        let size = String(axis.axis_label_text_font_size);
+        if (size.endsWith("em")) {
+          size = parseFloat(size) * parseFloat(getComputedStyle(plot.el).fontSize) + "px";
+        }
+        ruler.font = [axis.axis_label_text_font_style, size, axis.axis_label_text_font].join(" ");
+        // With a margin: Bokeh draws the title a little wider than the ruler
+        // measures it (R8's measured 276 px in 280 and still ran off).
+        if (room <= 0 || ruler.measureText(whole).width <= room - 24) { continue; }
+        let cut = -1;
+        for (let i = 0; i < whole.length; i++) {
+          const nearer = Math.abs(i - whole.length / 2) < Math.abs(cut - whole.length / 2);
+          if (whole[i] === " " && (cut < 0 || nearer)) { cut = i; }
+        }
+        if (cut < 0) { continue; }
+        axis.__peWrapped = whole.slice(0, cut) + "\n" + whole.slice(cut + 1);
+        axis.setv({axis_label: axis.__peWrapped}, {sync: false});
       }
     }
   }
@@ -151,12 +211,14 @@
     fitSquareFrames();
     fitLegends(true);  // a wider window may hold the columns again
     spaceTicks(true);  // and the ticks
+    wrapAxisLabels(true);  // and the titles on one line
     holdReadouts(true);  // and text wraps anew
   });
   setInterval(function () {
     fitSquareFrames();
     fitLegends(false);
     spaceTicks(false);
+    wrapAxisLabels(false);
     holdReadouts(false);
   }, 500);
 })();

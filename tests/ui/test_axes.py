@@ -97,3 +97,28 @@ def test_roomy_axes_keep_their_width_and_hold_their_labels(page, server, slug):
         assert len(widths) == 1, f"{title!r} changed width: {states_seen}"
         # The states did change the labels' width: the room is what held the axis.
         assert len({round(a["reach"]) for a in states_seen}) > 1, (title, states_seen)
+
+
+_TITLES_JS = """() => {
+  const titles = {};
+  for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+    if (typeof m.axis_label === "string" && m.axis_label.startsWith("shift k of the whole")) {
+      titles.below = m.axis_label;
+    }
+  }
+  return titles.below ?? null;
+}"""
+
+
+def test_an_axis_title_longer_than_its_figure_breaks_into_two_lines(page, server):
+    """R8's "shift k of the whole sentence (positions)" runs past its figure on a phone
+    (app/static/narrow.js): there it breaks at a space into two lines; on a laptop,
+    and again once the window is wide, it is one line."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_page(page, f"{server['url']}?page=rope")
+    page.wait_for_function(f"({_TITLES_JS})()?.includes('\\n')", timeout=10_000)
+    assert page.evaluate(_TITLES_JS).replace("\n", " ") == (
+        "shift k of the whole sentence (positions)"
+    )
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.wait_for_function(f"({_TITLES_JS})() === 'shift k of the whole sentence (positions)'")

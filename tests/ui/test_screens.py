@@ -66,14 +66,14 @@ _LAYOUT = deep_js(
       return {what: el.textContent.slice(0, 40), over: el.getBoundingClientRect().right - right};
     })
     .filter(o => o.over > 0.5);
-  // A legend above or below a figure, wider than the figure (its end cut off).
+  // A legend that runs past either edge of its figure (its end cut off).
   const legends = [];
   for (const doc of Bokeh.documents) {
     for (const m of doc.all_models) {
       const view = m.type === 'Legend' ? Bokeh.index.find_one(m) : null;
       const plot = view && view.parent && view.parent.el;
       if (!plot || view.bbox.width === 0) continue;
-      const over = view.bbox.width - plot.getBoundingClientRect().width;
+      const over = Math.max(view.bbox.right - plot.getBoundingClientRect().width, -view.bbox.left);
       if (over > 0.5) legends.push(Math.round(over));
     }
   }
@@ -133,7 +133,7 @@ def _fits(page, server, slug: str, screen: str, min_canvases: int) -> None:
     assert got["sidebarOpen"] is (width >= 900)
     assert got["titleCut"] is False, "the header's title is cut"
     assert not got["overflowing"], f"out of their card: {got['overflowing']}"
-    assert not got["legends"], f"legends wider than their figure by {got['legends']} px"
+    assert not got["legends"], f"legends past their figure's edge by {got['legends']} px"
     figures = got["figures"]
     assert figures, "no figure drawn"
     for fig in figures:
