@@ -100,10 +100,15 @@ class RedisRooms:
 
     def get(self, code: str) -> Room | None:
         """The open room ``code`` (any case), or None."""
+        found = self._read(code)
+        return found[0] if found is not None else None
+
+    def _read(self, code: str) -> tuple[Room, int] | None:
+        """The open room ``code`` (any case) and its last change's number, or None."""
         code = code.strip().upper()[:CODE_LENGTH]
         with _reaching():
             stored = self._redis.get(_PREFIX + code) if code else None
-        return _room(code, stored)[0] if stored is not None else None
+        return _room(code, stored) if stored is not None else None
 
     def leads(self, code: str, token: str) -> bool:
         """Whether ``token`` is room ``code``'s lead token (compared in constant time)."""
@@ -131,17 +136,15 @@ class RedisRooms:
     # -------------------------------------------------------------- followers
     def follow(self, code: str, follower: Follower) -> int | None:
         """Call ``follower(state)`` on each of room ``code``'s changes; a handle, or None."""
-        code = code.strip().upper()[:CODE_LENGTH]
-        with _reaching():
-            stored = self._redis.get(_PREFIX + code) if code else None
-        if stored is None:
+        found = self._read(code)
+        if found is None:
             return None
-        number = _room(code, stored)[1]  # the follower starts from the state it reads now
+        room, number = found  # the follower starts from the state it reads now
         self._listen()
         handle = next(self._ids)
         with self._lock:
-            self._followers.setdefault(code, {})[handle] = follower
-            self._handed[code] = max(self._handed.get(code, 0), number)
+            self._followers.setdefault(room.code, {})[handle] = follower
+            self._handed[room.code] = max(self._handed.get(room.code, 0), number)
         return handle
 
     def unfollow(self, code: str, handle: int) -> None:
