@@ -97,7 +97,7 @@ class Similarity(SentenceChart):
             },
             # A short or negative bar's value starts right of the zero line.
             values={
-                "x": np.where(inside, cos, np.maximum(cos, 0.0)),
+                "x": np.maximum(cos, 0.0),
                 "y": at,
                 "text": [f"{t}  " if i else f"  {t}" for t, i in zip(texts, inside, strict=True)],
                 "align": np.where(inside, "right", "left"),
